@@ -1,0 +1,144 @@
+package io.kvroute.schemas.registry;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.avro.Schema;
+
+/**
+ * Client for the Confluent Schema Registry REST API (v7), as served by Confluent's registry and
+ * by Apicurio's {@code /apis/ccompat/v7}. Results are cached per (subject, schema) and per id.
+ */
+public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
+    private static final String CONTENT_TYPE = "application/vnd.schemaregistry.v1+json";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final URI baseUri;
+    private final HttpClient http;
+    private final Duration timeout;
+    private final Map<String, Integer> idsBySubjectAndSchema = new ConcurrentHashMap<>();
+    private final Map<Integer, Schema> schemasById = new ConcurrentHashMap<>();
+
+    public HttpSchemaRegistryClient(String baseUrl) {
+        this(baseUrl, Duration.ofSeconds(10));
+    }
+
+    public HttpSchemaRegistryClient(String baseUrl, Duration timeout) {
+        Objects.requireNonNull(baseUrl, "baseUrl");
+        String trimmed = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
+        try {
+            this.baseUri = URI.create(trimmed + "/");
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("schema.registry.url is not a URL: '" + baseUrl + "'", e);
+        }
+        this.timeout = timeout;
+        this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
+    }
+
+    @Override
+    public int register(String subject, Schema schema) {
+        String cacheKey = subject + '\n' + schema.toString();
+        Integer cached = idsBySubjectAndSchema.get(cacheKey);
+        if (cached != null) {
+            return cached;
+        }
+        JsonNode reply = post("subjects/" + encode(subject) + "/versions", schemaBody(schema), subject);
+        int id = reply.path("id").asInt(-1);
+        if (id < 0) {
+            throw new SchemaRegistryException("registry answered registration of subject '" + subject + "' without an id: " + reply);
+        }
+        idsBySubjectAndSchema.put(cacheKey, id);
+        schemasById.putIfAbsent(id, schema);
+        return id;
+    }
+
+    @Override
+    public int lookup(String subject, Schema schema) {
+        String cacheKey = subject + '\n' + schema.toString();
+        Integer cached = idsBySubjectAndSchema.get(cacheKey);
+        if (cached != null) {
+            return cached;
+        }
+        JsonNode reply = post("subjects/" + encode(subject), schemaBody(schema), subject);
+        int id = reply.path("id").asInt(-1);
+        if (id < 0) {
+            throw new SchemaRegistryException("schema not registered under subject '" + subject + "'");
+        }
+        idsBySubjectAndSchema.put(cacheKey, id);
+        return id;
+    }
+
+    @Override
+    public Schema getById(int id) {
+        Schema cached = schemasById.get(id);
+        if (cached != null) {
+            return cached;
+        }
+        HttpRequest request = HttpRequest.newBuilder(baseUri.resolve("schemas/ids/" + id))
+                .timeout(timeout).header("Accept", CONTENT_TYPE).GET().build();
+        HttpResponse<String> response = send(request);
+        if (response.statusCode() == 404) {
+            throw new UnknownSchemaIdException(id);
+        }
+        JsonNode body = checkOk(response, "fetching schema id " + id);
+        Schema schema = new Schema.Parser().parse(body.path("schema").asText());
+        schemasById.put(id, schema);
+        return schema;
+    }
+
+    private JsonNode post(String path, String body, String subject) {
+        HttpRequest request = HttpRequest.newBuilder(baseUri.resolve(path))
+                .timeout(timeout)
+                .header("Content-Type", CONTENT_TYPE)
+                .header("Accept", CONTENT_TYPE)
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build();
+        return checkOk(send(request), "subject '" + subject + "'");
+    }
+
+    private HttpResponse<String> send(HttpRequest request) {
+        try {
+            return http.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new SchemaRegistryException("schema registry at " + baseUri + " is not reachable: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SchemaRegistryException("interrupted while calling the schema registry", e);
+        }
+    }
+
+    private static JsonNode checkOk(HttpResponse<String> response, String what) {
+        if (response.statusCode() / 100 != 2) {
+            throw new SchemaRegistryException("schema registry refused " + what + ": HTTP "
+                    + response.statusCode() + " " + response.body());
+        }
+        try {
+            return JSON.readTree(response.body());
+        } catch (IOException e) {
+            throw new SchemaRegistryException("schema registry answered " + what + " with unreadable JSON", e);
+        }
+    }
+
+    private static String schemaBody(Schema schema) {
+        return JSON.createObjectNode().put("schema", schema.toString()).toString();
+    }
+
+    private static String encode(String subject) {
+        return URLEncoder.encode(subject, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public String toString() {
+        return "HttpSchemaRegistryClient[" + baseUri + "]";
+    }
+}

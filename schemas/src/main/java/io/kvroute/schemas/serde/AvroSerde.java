@@ -1,0 +1,151 @@
+package io.kvroute.schemas.serde;
+
+import io.kvroute.schemas.registry.SchemaRegistryClient;
+import io.kvroute.schemas.registry.SchemaRegistryException;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.avro.AvroRuntimeException;
+import org.apache.avro.Schema;
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.DatumReader;
+import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.io.EncoderFactory;
+import org.apache.avro.specific.SpecificData;
+import org.apache.avro.specific.SpecificDatumReader;
+import org.apache.avro.specific.SpecificDatumWriter;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.avro.util.ClassSecurityValidator;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serializer;
+
+/**
+ * Serde for one generated Avro type in the Confluent wire format, registering the writer schema
+ * under the topic-name strategy subject {@code <topic>-value} (or {@code -key}). Readers resolve
+ * the writer's schema (fetched by id, cached) against the generated class's schema, so old
+ * records stay readable after a compatible schema change.
+ */
+public final class AvroSerde<T extends SpecificRecord> implements Serde<T>, Serializer<T>, Deserializer<T> {
+
+    static {
+        // Avro 1.12 refuses to instantiate generated classes outside trusted packages.
+        ClassSecurityValidator.setGlobal(ClassSecurityValidator.composite(
+                ClassSecurityValidator.getGlobal(),
+                type -> type.getName().startsWith("io.kvroute.schemas.")));
+    }
+
+    private final Class<T> type;
+    private final Schema readerSchema;
+    private final SchemaRegistryClient registry;
+    private final boolean autoRegister;
+    private final boolean isKey;
+    private final Map<String, Integer> writerIdByTopic = new ConcurrentHashMap<>();
+    private final Map<Integer, DatumReader<T>> readersByWriterId = new ConcurrentHashMap<>();
+    private final SpecificDatumWriter<T> writer;
+
+    public AvroSerde(Class<T> type, SchemaRegistryClient registry, boolean autoRegister, boolean isKey) {
+        this.type = Objects.requireNonNull(type, "type");
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.readerSchema = SpecificData.get().getSchema(type);
+        this.autoRegister = autoRegister;
+        this.isKey = isKey;
+        this.writer = new SpecificDatumWriter<>(readerSchema);
+    }
+
+    public AvroSerde(Class<T> type, SchemaRegistryClient registry) {
+        this(type, registry, true, false);
+    }
+
+    public Class<T> type() {
+        return type;
+    }
+
+    @Override
+    public byte[] serialize(String topic, T data) {
+        if (data == null) {
+            return null;
+        }
+        int schemaId = writerIdByTopic.computeIfAbsent(topic, this::schemaIdFor);
+        ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+        out.write(WireFormat.MAGIC_BYTE);
+        out.write((schemaId >>> 24) & 0xff);
+        out.write((schemaId >>> 16) & 0xff);
+        out.write((schemaId >>> 8) & 0xff);
+        out.write(schemaId & 0xff);
+        BinaryEncoder encoder = EncoderFactory.get().directBinaryEncoder(out, null);
+        try {
+            writer.write(data, encoder);
+            encoder.flush();
+        } catch (IOException | AvroRuntimeException | NullPointerException | ClassCastException e) {
+            throw new SerializationException("cannot serialize " + type.getSimpleName() + " for topic " + topic + ": " + e.getMessage(), e);
+        }
+        return out.toByteArray();
+    }
+
+    private int schemaIdFor(String topic) {
+        String subject = topic + (isKey ? "-key" : "-value");
+        try {
+            return autoRegister ? registry.register(subject, readerSchema) : registry.lookup(subject, readerSchema);
+        } catch (SchemaRegistryException e) {
+            throw new SerializationException("cannot get a schema id for subject " + subject + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public T deserialize(String topic, byte[] bytes) {
+        if (bytes == null) {
+            return null;
+        }
+        ByteBuffer buffer = ByteBuffer.wrap(bytes);
+        int writerId = WireFormat.readSchemaId(buffer);
+        DatumReader<T> reader = readersByWriterId.computeIfAbsent(writerId, this::readerFor);
+        BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(bytes, buffer.position(), buffer.remaining(), null);
+        try {
+            T value = reader.read(null, decoder);
+            if (!decoder.isEnd()) {
+                throw new SerializationException("record for topic " + topic + " has " + bytes.length
+                        + " bytes but its " + type.getSimpleName() + " body ended early: trailing bytes");
+            }
+            return value;
+        } catch (IOException | AvroRuntimeException | IndexOutOfBoundsException | NegativeArraySizeException e) {
+            throw new SerializationException("truncated or corrupt " + type.getSimpleName() + " record on topic "
+                    + topic + " (schema id " + writerId + "): " + e, e);
+        }
+    }
+
+    private DatumReader<T> readerFor(int writerId) {
+        Schema writerSchema;
+        try {
+            writerSchema = registry.getById(writerId);
+        } catch (SchemaRegistryException e) {
+            throw new SerializationException(e.getMessage(), e);
+        }
+        return new SpecificDatumReader<>(writerSchema, readerSchema);
+    }
+
+    @Override
+    public Serializer<T> serializer() {
+        return this;
+    }
+
+    @Override
+    public Deserializer<T> deserializer() {
+        return this;
+    }
+
+    @Override
+    public void configure(Map<String, ?> configs, boolean isKey) {
+        // configured through the constructor
+    }
+
+    @Override
+    public void close() {
+        // the registry client is shared; its owner closes it
+    }
+}

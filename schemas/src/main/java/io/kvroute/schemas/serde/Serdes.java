@@ -1,0 +1,56 @@
+package io.kvroute.schemas.serde;
+
+import io.kvroute.schemas.registry.SchemaRegistries;
+import io.kvroute.schemas.registry.SchemaRegistryClient;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.common.serialization.Serde;
+
+/**
+ * Makes the value serdes of every kvroute topic from one configuration. One registry client (and
+ * its caches) is shared by all serdes made here.
+ */
+public final class Serdes {
+    private final Map<String, ?> config;
+    private final SchemaRegistryClient registry;
+    private final boolean autoRegister;
+
+    public Serdes(Map<String, ?> config) {
+        this.config = Map.copyOf(config);
+        Object url = config.get(SerdeConfig.SCHEMA_REGISTRY_URL);
+        this.registry = SchemaRegistries.forUrl(url == null ? null : url.toString());
+        Object auto = config.get(SerdeConfig.AUTO_REGISTER_SCHEMAS);
+        this.autoRegister = auto == null || Boolean.parseBoolean(auto.toString());
+    }
+
+    public Serdes(SchemaRegistryClient registry) {
+        this.config = Map.of();
+        this.registry = Objects.requireNonNull(registry);
+        this.autoRegister = true;
+    }
+
+    public static Serdes forRegistryUrl(String url) {
+        return new Serdes(Map.of(SerdeConfig.SCHEMA_REGISTRY_URL, url));
+    }
+
+    public SchemaRegistryClient registry() {
+        return registry;
+    }
+
+    @SuppressWarnings("unchecked")
+    public <T extends SpecificRecord> Serde<T> valueSerde(Class<T> type) {
+        Object replacement = config.get(SerdeConfig.AVRO_SERDE_CLASS);
+        if (replacement != null && !replacement.toString().isBlank()) {
+            try {
+                Serde<T> serde = (Serde<T>) Class.forName(replacement.toString()).getDeclaredConstructor().newInstance();
+                serde.configure(config, false);
+                return serde;
+            } catch (ReflectiveOperationException | ClassCastException e) {
+                throw new IllegalArgumentException(SerdeConfig.AVRO_SERDE_CLASS + " = '" + replacement
+                        + "' cannot be made into a Serde: " + e, e);
+            }
+        }
+        return new AvroSerde<>(type, registry, autoRegister, false);
+    }
+}

@@ -1,0 +1,97 @@
+package io.kvroute.schemas.topics;
+
+import io.kvroute.schemas.v1.DispatchedRequest;
+import io.kvroute.schemas.v1.InferenceRequest;
+import io.kvroute.schemas.v1.KvCacheEvent;
+import io.kvroute.schemas.v1.ResponseEvent;
+import io.kvroute.schemas.v1.RoutingDecision;
+import io.kvroute.schemas.v1.WorkerTelemetry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * Every kvroute topic, declared once. Names are {@code <prefix>.<name>}, the prefix being
+ * {@value #DEFAULT_PREFIX} unless configured, so several deployments can share a cluster.
+ */
+public final class KvrouteTopics {
+    public static final String DEFAULT_PREFIX = "kvroute";
+    public static final int DEFAULT_PARTITIONS = 4;
+    private static final Pattern REGION_NAME = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
+
+    private static final Map<String, String> DELETE_7D = Map.of("cleanup.policy", "delete", "retention.ms", "604800000");
+    private static final Map<String, String> COMPACTED = Map.of(
+            "cleanup.policy", "compact",
+            // telemetry is small and hot: compact soon so a restarting router reads little
+            "segment.ms", "600000",
+            "min.cleanable.dirty.ratio", "0.1");
+
+    private final String prefix;
+    private final int partitions;
+
+    public KvrouteTopics(String prefix, int partitions) {
+        if (prefix == null || !prefix.matches("[A-Za-z0-9._-]+")) {
+            throw new IllegalArgumentException("kvroute.topic.prefix must be letters, digits, '.', '_' or '-', was '" + prefix + "'");
+        }
+        this.prefix = prefix;
+        this.partitions = partitions;
+    }
+
+    public static KvrouteTopics defaults() {
+        return new KvrouteTopics(DEFAULT_PREFIX, DEFAULT_PARTITIONS);
+    }
+
+    public String prefix() {
+        return prefix;
+    }
+
+    public TopicSpec<InferenceRequest> requests() {
+        return new TopicSpec<>(name("requests"), InferenceRequest.class, "requestId", partitions, DELETE_7D);
+    }
+
+    public TopicSpec<WorkerTelemetry> workerTelemetry() {
+        return new TopicSpec<>(name("worker-telemetry"), WorkerTelemetry.class, "workerId", 1, COMPACTED);
+    }
+
+    public TopicSpec<KvCacheEvent> kvEvents() {
+        return new TopicSpec<>(name("kv-events"), KvCacheEvent.class, "workerId", 1,
+                Map.of("cleanup.policy", "delete", "retention.ms", "3600000"));
+    }
+
+    /** The dispatch topic of one region: partition p is GPU slot p of that region. */
+    public TopicSpec<DispatchedRequest> dispatch(String region, int slots) {
+        return new TopicSpec<>(dispatchTopic(region), DispatchedRequest.class, "requestId", slots, DELETE_7D);
+    }
+
+    public String dispatchTopic(String region) {
+        if (region == null || !REGION_NAME.matcher(region).matches()) {
+            throw new IllegalArgumentException("region name must be lower-case letters, digits and '-', was '" + region + "'");
+        }
+        return name("dispatch." + region);
+    }
+
+    public TopicSpec<RoutingDecision> decisions() {
+        return new TopicSpec<>(name("decisions"), RoutingDecision.class, "requestId", partitions, DELETE_7D);
+    }
+
+    public TopicSpec<ResponseEvent> responses() {
+        return new TopicSpec<>(name("responses"), ResponseEvent.class, "requestId", partitions, DELETE_7D);
+    }
+
+    /** Dead letters: the original bytes, with the reason in headers (see {@link DeadLetterHeaders}). */
+    public TopicSpec<byte[]> deadLetters() {
+        return new TopicSpec<>(name("dlq"), byte[].class, "original key", 1, DELETE_7D);
+    }
+
+    /** All topics of a deployment whose regions have the given number of GPU slots. */
+    public List<TopicSpec<?>> all(Map<String, Integer> slotsByRegion) {
+        List<TopicSpec<?>> specs = new ArrayList<>(List.of(requests(), workerTelemetry(), kvEvents(), decisions(), responses(), deadLetters()));
+        slotsByRegion.forEach((region, slots) -> specs.add(dispatch(region, slots)));
+        return specs;
+    }
+
+    private String name(String base) {
+        return prefix + "." + base;
+    }
+}
