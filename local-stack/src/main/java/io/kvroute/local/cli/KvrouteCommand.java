@@ -1,0 +1,81 @@
+package io.kvroute.local.cli;
+
+import io.kvroute.ingress.cli.CollectCommand;
+import io.kvroute.ingress.cli.DecisionsCommand;
+import io.kvroute.ingress.cli.SubmitCommand;
+import io.kvroute.local.demo.DemoCommand;
+import io.kvroute.router.RouterApp;
+import io.kvroute.worker.WorkerApp;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** The {@code kvroute} command: one entry point for every part, so the script stays trivial. */
+@Command(name = "kvroute", mixinStandardHelpOptions = true, version = "kvroute 0.1.0",
+        description = "Load balancer for LLM inference across multi-region GPU pools, on Apache Kafka.",
+        subcommands = {
+            DemoCommand.class,
+            KvrouteCommand.Router.class,
+            KvrouteCommand.Worker.class,
+            TopicsCommand.class,
+            SubmitCommand.class,
+            CollectCommand.class,
+            DecisionsCommand.class,
+        })
+public final class KvrouteCommand implements Callable<Integer> {
+
+    @Override
+    public Integer call() {
+        CommandLine.usage(this, System.out);
+        return 0;
+    }
+
+    public static void main(String[] args) {
+        int status = new CommandLine(new KvrouteCommand()).execute(args);
+        System.exit(status);
+    }
+
+    static String[] withConfig(String config, List<String> settings) {
+        List<String> args = new ArrayList<>();
+        if (config != null) {
+            args.add("--config");
+            args.add(config);
+        }
+        args.addAll(settings);
+        return args.toArray(String[]::new);
+    }
+
+    @Command(name = "router", description = "Run a router instance: [--config FILE] [key=value ...] (see README, Configuration).")
+    static final class Router implements Callable<Integer> {
+        @Option(names = "--config", description = "A properties file of settings.")
+        String config;
+
+        @Parameters(arity = "0..*", description = "key=value settings; they override the file and KVROUTE_* environment variables")
+        List<String> settings = new ArrayList<>();
+
+        @Override
+        public Integer call() throws Exception {
+            RouterApp.main(withConfig(config, settings));
+            return 0;
+        }
+    }
+
+    @Command(name = "worker", description = "Run a worker: [--config FILE] [key=value ...] (see README, Configuration).")
+    static final class Worker implements Callable<Integer> {
+        @Option(names = "--config", description = "A properties file of settings.")
+        String config;
+
+        @Parameters(arity = "0..*", description = "key=value settings; they override the file and KVROUTE_* environment variables")
+        List<String> settings = new ArrayList<>();
+
+        @Override
+        public Integer call() throws Exception {
+            WorkerApp.main(withConfig(config, settings));
+            return 0;
+        }
+    }
+}

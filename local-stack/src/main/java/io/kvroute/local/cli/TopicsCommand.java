@@ -1,0 +1,44 @@
+package io.kvroute.local.cli;
+
+import io.kvroute.local.stack.Fleet;
+import io.kvroute.local.stack.RegionSpec;
+import io.kvroute.platform.kafka.TopicCreator;
+import io.kvroute.schemas.topics.KvrouteTopics;
+import io.kvroute.schemas.topics.TopicSpec;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.apache.kafka.clients.admin.Admin;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** Creates (or checks) every kvroute topic of a deployment with its declared settings. */
+@Command(name = "topics", mixinStandardHelpOptions = true,
+        description = "Create kvroute's topics: requests, worker-telemetry (compacted), kv-events, dispatch.<region>, decisions, responses, dlq.")
+public final class TopicsCommand implements Callable<Integer> {
+    @Option(names = "--bootstrap-servers", defaultValue = "127.0.0.1:9092", description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE}).")
+    String bootstrapServers;
+
+    @Option(names = "--topic-prefix", defaultValue = KvrouteTopics.DEFAULT_PREFIX, description = "Topic name prefix (default: ${DEFAULT-VALUE}).")
+    String prefix;
+
+    @Option(names = "--partitions", defaultValue = "4", description = "Partitions of requests, decisions and responses (default: ${DEFAULT-VALUE}).")
+    int partitions;
+
+    @Option(names = "--regions", required = true, description = "Regions and their GPU slots, e.g. us-east=4,eu-west=2.")
+    String regions;
+
+    @Option(names = "--replication-factor", defaultValue = "1", description = "Replication factor (default: ${DEFAULT-VALUE}).")
+    short replicationFactor;
+
+    @Override
+    public Integer call() {
+        List<RegionSpec> fleet = RegionSpec.parseFleet(regions);
+        List<TopicSpec<?>> specs = new KvrouteTopics(prefix, partitions).all(Fleet.slotsByRegion(fleet));
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers))) {
+            new TopicCreator(admin, replicationFactor).ensure(specs);
+        }
+        specs.forEach(s -> System.out.printf("%-40s partitions=%d %s%n", s.name(), s.partitions(), s.compacted() ? "compacted" : ""));
+        return 0;
+    }
+}

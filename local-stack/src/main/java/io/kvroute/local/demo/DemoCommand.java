@@ -1,0 +1,79 @@
+package io.kvroute.local.demo;
+
+import io.kvroute.local.stack.RegionSpec;
+import io.kvroute.local.trace.MooncakeTrace;
+import io.kvroute.local.trace.TraceRequest;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code kvroute demo}: the whole product on one machine, replaying a real trace. */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = "Run the embedded local stack (KRaft broker, schema registry, router, simulated GPU workers in "
+                + "three regions) and replay a trace through it; prints live progress and a summary.")
+public final class DemoCommand implements Callable<Integer> {
+    @Option(names = "--requests", defaultValue = "300", description = "Replay the first N requests of the trace (default: ${DEFAULT-VALUE}).")
+    int requests;
+
+    @Option(names = "--trace", description = "A Mooncake JSONL trace (default: the bundled Mooncake FAST'25 synthetic trace).")
+    Path trace;
+
+    @Option(names = "--policy", defaultValue = "kvroute", description = "Routing policy (default: ${DEFAULT-VALUE}).")
+    String policy;
+
+    @Option(names = "--fleet", description = "Regions as name=slots@delayMs,... (default: us-east=4@5,eu-west=2@40,ap-south=2@90).")
+    String fleet;
+
+    @Option(names = "--time-scale", defaultValue = "1.0", description = "Replay arrivals this many times faster (default: ${DEFAULT-VALUE}).")
+    double timeScale;
+
+    @Option(names = "--drain-timeout", defaultValue = "PT3M", description = "How long to wait for results after the last request is sent, ISO-8601 (default: ${DEFAULT-VALUE}).")
+    Duration drainTimeout;
+
+    @Option(names = "--summary-json", description = "Write the summary as JSON to this file.")
+    Path summaryJson;
+
+    @Option(names = "--work-dir", description = "Where the broker and registry keep their data and logs (default: a new directory under .kvroute/).")
+    Path workDir;
+
+    @Option(names = "--set", description = "Extra setting for the router and workers, key=value (repeatable).")
+    Map<String, String> settings = new LinkedHashMap<>();
+
+    @Override
+    public Integer call() throws Exception {
+        if (requests < 1) {
+            throw new IllegalArgumentException("--requests must be at least 1, was " + requests);
+        }
+        if (!(timeScale > 0)) {
+            throw new IllegalArgumentException("--time-scale must be > 0, was " + timeScale);
+        }
+        Path tracePath = trace != null ? trace : defaultTrace();
+        List<TraceRequest> replay = MooncakeTrace.read(tracePath, requests);
+        List<RegionSpec> regions = fleet == null ? RegionSpec.defaultFleet() : RegionSpec.parseFleet(fleet);
+        Path dir = workDir != null ? workDir : Files.createDirectories(Path.of(".kvroute")).resolve("demo-" + System.currentTimeMillis());
+        DemoRun.Options options = new DemoRun.Options(tracePath.getFileName().toString(), replay, policy, regions, timeScale,
+                drainTimeout, dir, settings);
+        DemoSummary summary = new DemoRun(options, System.err).run();
+        summary.printTable(System.out);
+        if (summaryJson != null) {
+            summary.writeJson(summaryJson);
+            System.out.println("summary written to " + summaryJson);
+        }
+        if (summary.lost() > 0) {
+            System.err.println("kvroute demo: " + summary.lost() + " request(s) LOST (no terminal result)");
+            return 2;
+        }
+        return 0;
+    }
+
+    private static Path defaultTrace() {
+        Path home = Path.of(System.getProperty("kvroute.home", "."));
+        return home.resolve("traces/mooncake_fast25_synthetic/synthetic_trace.jsonl");
+    }
+}

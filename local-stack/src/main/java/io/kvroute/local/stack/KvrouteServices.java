@@ -1,0 +1,115 @@
+package io.kvroute.local.stack;
+
+import io.kvroute.platform.config.Settings;
+import io.kvroute.platform.kafka.TopicCreator;
+import io.kvroute.router.RouterApp;
+import io.kvroute.schemas.topics.KvrouteTopics;
+import io.kvroute.worker.WorkerApp;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * kvroute's own processes on a given broker and registry: the topics, one router and one
+ * simulated-GPU worker per slot of each region, all in this JVM.
+ */
+public final class KvrouteServices implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(KvrouteServices.class);
+    public static final String MODEL = "llama-3.1-8b";
+
+    private final String bootstrapServers;
+    private final String registryUrl;
+    private final KvrouteTopics topics;
+    private final List<RegionSpec> regions;
+    private final String policy;
+    private final Path stateDir;
+    private final Map<String, String> extraSettings;
+    private RouterApp router;
+    private final List<WorkerApp> workers = new ArrayList<>();
+
+    public KvrouteServices(String bootstrapServers, String registryUrl, KvrouteTopics topics, List<RegionSpec> regions,
+                           String policy, Path stateDir, Map<String, String> extraSettings) {
+        this.bootstrapServers = bootstrapServers;
+        this.registryUrl = registryUrl;
+        this.topics = topics;
+        this.regions = List.copyOf(regions);
+        this.policy = policy;
+        this.stateDir = stateDir;
+        this.extraSettings = Map.copyOf(extraSettings);
+    }
+
+    public KvrouteServices start() {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers))) {
+            new TopicCreator(admin, (short) 1).ensure(topics.all(Fleet.slotsByRegion(regions)));
+        }
+        router = RouterApp.start(routerSettings());
+        for (RegionSpec region : regions) {
+            for (int slot = 0; slot < region.slots(); slot++) {
+                workers.add(WorkerApp.start(workerSettings(region, slot)));
+            }
+        }
+        if (!router.awaitRunning(Duration.ofSeconds(60))) {
+            throw new IllegalStateException("the router did not reach RUNNING within 60 s");
+        }
+        LOG.info("router ({}) and {} workers in {} regions running", policy, workers.size(), regions.size());
+        return this;
+    }
+
+    private Settings.Builder common() {
+        Map<String, String> values = new HashMap<>();
+        values.put("bootstrap.servers", bootstrapServers);
+        values.put("schema.registry.url", registryUrl);
+        values.put("kvroute.topic.prefix", topics.prefix());
+        return Settings.builder().defaults(values);
+    }
+
+    public Settings routerSettings() {
+        return common()
+                .set("router.regions", Fleet.regionNames(regions))
+                .set("router.policy", policy)
+                .set("router.application.id", topics.prefix() + "-router")
+                .set("router.state.dir", stateDir.resolve("router-state").toString())
+                .overrides(extraSettings)
+                .build();
+    }
+
+    public Settings workerSettings(RegionSpec region, int slot) {
+        return common()
+                .set("worker.id", region.name() + "-" + slot)
+                .set("worker.region", region.name())
+                .set("worker.models", MODEL)
+                .set("worker.network.delay.ms", Long.toString(region.networkDelayMs()))
+                .overrides(extraSettings)
+                .build();
+    }
+
+    public RouterApp router() {
+        return router;
+    }
+
+    public List<WorkerApp> workers() {
+        return workers;
+    }
+
+    @Override
+    public void close() {
+        workers.forEach(w -> closeQuietly(w, "worker " + w.workerId()));
+        if (router != null) {
+            closeQuietly(router, "router");
+        }
+    }
+
+    static void closeQuietly(AutoCloseable closeable, String what) {
+        try {
+            closeable.close();
+        } catch (Exception e) {
+            LOG.warn("closing {} failed: {}", what, e.toString());
+        }
+    }
+}

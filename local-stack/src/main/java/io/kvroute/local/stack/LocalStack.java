@@ -1,0 +1,91 @@
+package io.kvroute.local.stack;
+
+import io.kvroute.platform.registry.ApicurioRegistry;
+import io.kvroute.schemas.topics.KvrouteTopics;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The embedded local stack: a real KRaft broker and a real schema registry (child JVMs) under
+ * {@code dir}, and kvroute's services ({@link KvrouteServices}) on them.
+ */
+public final class LocalStack implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(LocalStack.class);
+    public static final String MODEL = KvrouteServices.MODEL;
+
+    private final Path dir;
+    private final List<RegionSpec> regions;
+    private final String policy;
+    private final Map<String, String> extraSettings;
+    private final KvrouteTopics topics = KvrouteTopics.defaults();
+    private LocalKafkaBroker broker;
+    private ApicurioRegistry registry;
+    private KvrouteServices services;
+
+    public LocalStack(Path dir, List<RegionSpec> regions, String policy, Map<String, String> extraSettings) {
+        this.dir = dir;
+        this.regions = List.copyOf(regions);
+        this.policy = policy;
+        this.extraSettings = Map.copyOf(extraSettings);
+    }
+
+    public LocalStack start() {
+        long started = System.nanoTime();
+        broker = new LocalKafkaBroker(dir.resolve("kafka"), "512m").start();
+        registry = ApicurioRegistry.start(dir.resolve("registry"));
+        LOG.info("broker at {} and schema registry at {} ready in {} ms", broker.bootstrapServers(), registry.url(),
+                (System.nanoTime() - started) / 1_000_000);
+        services = new KvrouteServices(broker.bootstrapServers(), registry.url(), topics, regions, policy, dir, extraSettings).start();
+        LOG.info("local stack up in {} ms", (System.nanoTime() - started) / 1_000_000);
+        return this;
+    }
+
+    public String bootstrapServers() {
+        return broker.bootstrapServers();
+    }
+
+    public String registryUrl() {
+        return registry.url();
+    }
+
+    public KvrouteTopics topics() {
+        return topics;
+    }
+
+    public KvrouteServices services() {
+        return services;
+    }
+
+    public LocalKafkaBroker broker() {
+        return broker;
+    }
+
+    /** Process ids of the child JVMs (broker, registry), for memory accounting. */
+    public List<Long> childPids() {
+        List<Long> pids = new ArrayList<>();
+        if (broker != null) {
+            pids.add(broker.pid());
+        }
+        if (registry != null) {
+            pids.add(registry.pid());
+        }
+        return pids;
+    }
+
+    @Override
+    public void close() {
+        if (services != null) {
+            KvrouteServices.closeQuietly(services, "services");
+        }
+        if (registry != null) {
+            KvrouteServices.closeQuietly(registry, "registry");
+        }
+        if (broker != null) {
+            KvrouteServices.closeQuietly(broker, "broker");
+        }
+    }
+}
