@@ -12,6 +12,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,20 +55,37 @@ public final class TopicCreator {
     }
 
     private void checkPartitions(Collection<TopicSpec<?>> specs) {
-        Map<String, TopicDescription> described;
-        try {
-            described = admin.describeTopics(specs.stream().map(TopicSpec::name).toList()).allTopicNames().get(30, TimeUnit.SECONDS);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("cannot describe kvroute topics: " + e, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted describing topics", e);
-        }
+        Map<String, TopicDescription> described = describe(specs);
         for (TopicSpec<?> spec : specs) {
             int actual = described.get(spec.name()).partitions().size();
             if (actual < spec.partitions()) {
                 throw new IllegalStateException("topic " + spec.name() + " has " + actual + " partitions but "
                         + spec.partitions() + " are configured; add partitions or lower the setting");
+            }
+        }
+    }
+
+    /** Describes the topics, waiting out the moment after creation when their metadata has not spread yet. */
+    private Map<String, TopicDescription> describe(Collection<TopicSpec<?>> specs) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                return admin.describeTopics(specs.stream().map(TopicSpec::name).toList()).allTopicNames().get(30, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
+                    throw new IllegalStateException("cannot describe kvroute topics: " + e.getCause(), e.getCause());
+                }
+            } catch (TimeoutException e) {
+                throw new IllegalStateException("timed out describing kvroute topics: is the broker reachable?", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted describing topics", e);
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted describing topics", e);
             }
         }
     }
