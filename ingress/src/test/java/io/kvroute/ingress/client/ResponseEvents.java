@@ -1,0 +1,31 @@
+package io.kvroute.ingress.client;
+
+import io.kvroute.schemas.v1.ResponseEvent;
+import io.kvroute.schemas.v1.ResponseStatus;
+import io.kvroute.schemas.v1.TerminalResult;
+import io.kvroute.schemas.v1.Usage;
+
+/** Builds the response events a worker (or the router) writes, for tests. */
+final class ResponseEvents {
+    private ResponseEvents() {
+    }
+
+    static ResponseEvent chunk(String id, int attempt, int sequence, String text) {
+        return ResponseEvent.newBuilder().setRequestId(id).setCustomId("c-" + id).setAttempt(attempt)
+                .setSequence(sequence).setTextDelta(text).setProducedAtMs(1_000L + sequence).build();
+    }
+
+    static ResponseEvent terminal(String id, int attempt, int sequence, ResponseStatus status) {
+        TerminalResult result = TerminalResult.newBuilder()
+                .setStatus(status)
+                .setFinishReason(status == ResponseStatus.COMPLETED ? "length" : null)
+                .setUsage(new Usage(100, sequence, 64))
+                .setTtftMs(status == ResponseStatus.COMPLETED ? 42L : null)
+                .setWorkerId(status == ResponseStatus.COMPLETED ? "w-" + attempt : null)
+                .setRegion(status == ResponseStatus.COMPLETED ? "eu-west" : null)
+                .setError(status == ResponseStatus.COMPLETED ? null : "no capacity")
+                .build();
+        return ResponseEvent.newBuilder().setRequestId(id).setCustomId("c-" + id).setAttempt(attempt)
+                .setSequence(sequence).setTerminal(result).setProducedAtMs(2_000_000L).build();
+    }
+}
