@@ -1,0 +1,232 @@
+package io.kvroute.router;
+
+import io.kvroute.platform.config.Settings;
+import io.kvroute.platform.metrics.PrometheusEndpoint;
+import io.kvroute.router.config.RouterConfig;
+import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.router.topology.RouterTopology;
+import io.kvroute.schemas.serde.Serdes;
+import io.kvroute.schemas.topics.KvrouteTopics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.streams.CloseOptions;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The router process: validates its configuration, checks that the kvroute topics exist (the
+ * launcher creates them), builds the topology, starts Kafka Streams and, if
+ * {@code router.metrics.port >= 0}, a Prometheus endpoint. Never wipes local state on start.
+ *
+ * <pre>
+ * java -cp ... io.kvroute.router.RouterApp [--config FILE] [key=value ...]
+ * </pre>
+ * Settings are layered: defaults, then the file, then {@code KVROUTE_*} environment variables,
+ * then {@code key=value} arguments.
+ */
+public final class RouterApp implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(RouterApp.class);
+    private static final Duration TOPIC_CHECK_TIMEOUT = Duration.ofSeconds(30);
+
+    private final RouterConfig config;
+    private final KafkaStreams streams;
+    private final KafkaStreamsMetrics streamsMetrics;
+    private final PrometheusEndpoint endpoint;
+    private final Object stateMonitor = new Object();
+
+    private RouterApp(RouterConfig config, KafkaStreams streams, KafkaStreamsMetrics streamsMetrics, PrometheusEndpoint endpoint) {
+        this.config = config;
+        this.streams = streams;
+        this.streamsMetrics = streamsMetrics;
+        this.endpoint = endpoint;
+    }
+
+    /** Validates {@code settings}, checks the topics and starts the router; returns once started (not yet RUNNING). */
+    public static RouterApp start(Settings settings) {
+        RouterConfig config = RouterConfig.from(settings);
+        checkTopicsExist(config);
+        PrometheusMeterRegistry registry = PrometheusEndpoint.newRegistry();
+        RouterMetrics metrics = new RouterMetrics(registry);
+        Serdes serdes = new Serdes(config.serdeConfig());
+        KafkaStreams streams = new KafkaStreams(RouterTopology.build(config, serdes, metrics), config.streamsProperties());
+        KafkaStreamsMetrics streamsMetrics = new KafkaStreamsMetrics(streams);
+        streamsMetrics.bindTo(registry);
+        PrometheusEndpoint endpoint;
+        try {
+            endpoint = config.metricsPort() >= 0 ? PrometheusEndpoint.start(config.metricsHost(), config.metricsPort(), registry) : null;
+        } catch (RuntimeException e) {
+            streamsMetrics.close();
+            streams.close(Duration.ZERO);
+            throw e;
+        }
+        RouterApp app = new RouterApp(config, streams, streamsMetrics, endpoint);
+        streams.setStateListener((newState, oldState) -> {
+            LOG.info("router {} state {} -> {}", config.applicationId(), oldState, newState);
+            synchronized (app.stateMonitor) {
+                app.stateMonitor.notifyAll();
+            }
+        });
+        streams.setUncaughtExceptionHandler(e -> {
+            LOG.error("router stream thread failed; replacing it", e);
+            return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
+        });
+        try {
+            streams.start();
+        } catch (RuntimeException e) {
+            app.close();
+            throw e;
+        }
+        LOG.info("router {} started: policy {}, regions {}, topics prefix {}, metrics port {}", config.applicationId(),
+                config.policy(), config.regions(), config.topics().prefix(), app.metricsPort());
+        return app;
+    }
+
+    private static void checkTopicsExist(RouterConfig config) {
+        KvrouteTopics topics = config.topics();
+        List<String> required = new ArrayList<>(List.of(topics.requests().name(), topics.workerTelemetry().name(),
+                topics.decisions().name(), topics.responses().name(), topics.deadLetters().name()));
+        config.regions().forEach(region -> required.add(topics.dispatchTopic(region)));
+        try (Admin admin = Admin.create(config.adminConfig())) {
+            Set<String> existing = admin.listTopics().names().get(TOPIC_CHECK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            List<String> missing = required.stream().filter(t -> !existing.contains(t)).toList();
+            if (missing.contains(topics.requests().name())) {
+                throw new IllegalStateException("the requests topic " + topics.requests().name() + " does not exist on "
+                        + config.bootstrapServers() + ": create the kvroute topics first (the launcher does), or check "
+                        + RouterConfig.TOPIC_PREFIX + " = " + topics.prefix());
+            }
+            if (!missing.isEmpty()) {
+                throw new IllegalStateException("kvroute topics missing on " + config.bootstrapServers() + ": " + missing
+                        + "; create them first (the launcher does), or check " + RouterConfig.REGIONS + " = " + config.regions());
+            }
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot list topics on " + config.bootstrapServers() + " within "
+                    + TOPIC_CHECK_TIMEOUT.toSeconds() + " s: is the broker reachable? " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while checking the kvroute topics", e);
+        }
+    }
+
+    public RouterConfig config() {
+        return config;
+    }
+
+    public KafkaStreams.State state() {
+        return streams.state();
+    }
+
+    /** Waits until the router is RUNNING; false if the timeout passes or it failed first. */
+    public boolean awaitRunning(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (stateMonitor) {
+            while (true) {
+                KafkaStreams.State state = streams.state();
+                if (state == KafkaStreams.State.RUNNING) {
+                    return true;
+                }
+                if (state == KafkaStreams.State.ERROR || state == KafkaStreams.State.NOT_RUNNING
+                        || state == KafkaStreams.State.PENDING_SHUTDOWN || state == KafkaStreams.State.PENDING_ERROR) {
+                    return false;
+                }
+                long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (leftMs <= 0) {
+                    return false;
+                }
+                try {
+                    stateMonitor.wait(Math.min(leftMs, 100));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+        }
+    }
+
+    /** The port serving Prometheus metrics, or null when disabled. */
+    public Integer metricsPort() {
+        return endpoint == null ? null : endpoint.port();
+    }
+
+    public MeterRegistry meterRegistry() {
+        return endpoint == null ? null : endpoint.registry();
+    }
+
+    /** Leaves the consumer group (so a restart does not wait out the session timeout) and stops. */
+    @Override
+    public void close() {
+        boolean clean = streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                .withTimeout(Duration.ofMillis(config.closeTimeoutMs())));
+        if (!clean) {
+            LOG.warn("router {} did not close within {} ms", config.applicationId(), config.closeTimeoutMs());
+        }
+        streamsMetrics.close();
+        if (endpoint != null) {
+            endpoint.close();
+        }
+    }
+
+    /** Layers defaults, the {@code --config} file, {@code KVROUTE_*} environment variables and {@code key=value} arguments. */
+    public static Settings settingsFrom(String[] args, Map<String, String> env) {
+        Path file = null;
+        Map<String, String> overrides = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            if (arg.equals("--config")) {
+                if (i + 1 >= args.length) {
+                    throw new IllegalArgumentException("--config needs a file path");
+                }
+                file = Path.of(args[++i]);
+            } else if (arg.startsWith("--config=")) {
+                file = Path.of(arg.substring("--config=".length()));
+            } else if (arg.contains("=")) {
+                int eq = arg.indexOf('=');
+                overrides.put(arg.substring(0, eq).trim(), arg.substring(eq + 1).trim());
+            } else {
+                throw new IllegalArgumentException("unexpected argument '" + arg + "': use --config FILE or key=value");
+            }
+        }
+        return Settings.builder()
+                .defaults(RouterConfig.defaults())
+                .file(file)
+                .environment(env, "bootstrap.", "schema.", "kvroute.", "router.", "kafka.", "auto.")
+                .overrides(overrides)
+                .build();
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        RouterApp app;
+        try {
+            app = start(settingsFrom(args, System.getenv()));
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            System.err.println("kvroute router: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            app.close();
+            stopped.countDown();
+        }, "kvroute-router-shutdown"));
+        while (!stopped.await(1, TimeUnit.SECONDS)) {
+            if (app.state() == KafkaStreams.State.ERROR) {
+                LOG.error("router is in state ERROR; exiting");
+                System.exit(1);
+            }
+        }
+    }
+}

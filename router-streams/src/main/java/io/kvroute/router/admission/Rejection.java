@@ -1,0 +1,22 @@
+package io.kvroute.router.admission;
+
+/**
+ * Why a request was refused: a short machine-readable kind (a metric tag) and a message for the
+ * sender. Messages carry ids and sizes only, never prompt text.
+ */
+public record Rejection(String kind, String message) {
+    public static final String UNDECODABLE = "undecodable";
+    public static final String EMPTY_REQUEST_ID = "empty_request_id";
+    public static final String EMPTY_PROMPT = "empty_prompt";
+    public static final String MAX_TOKENS = "max_tokens";
+    public static final String PROMPT_TOO_LONG = "prompt_too_long";
+    public static final String UNKNOWN_MODEL = "unknown_model";
+    public static final String DEADLINE_PASSED = "deadline_passed";
+    public static final String UNKNOWN_REGION = "unknown_region";
+    public static final String NO_CAPACITY = "no_capacity";
+
+    /** The text put in the REJECTED response's error and the decision's reason. */
+    public String reason() {
+        return kind + ": " + message;
+    }
+}

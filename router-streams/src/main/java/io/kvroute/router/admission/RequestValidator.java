@@ -1,0 +1,89 @@
+package io.kvroute.router.admission;
+
+import io.kvroute.schemas.v1.ChatMessage;
+import io.kvroute.schemas.v1.InferenceRequest;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Checks a decoded request before routing: it must have an id, a prompt or non-empty messages,
+ * a configured model, maxTokens within the model's context, a prompt within the size limit, a
+ * deadline not yet passed and, if it restricts regions, at least one known region.
+ */
+public final class RequestValidator {
+    private final Map<String, Integer> modelContextTokens;
+    private final int maxPromptTokens;
+    private final Set<String> knownRegions;
+
+    public RequestValidator(Map<String, Integer> modelContextTokens, int maxPromptTokens, Collection<String> knownRegions) {
+        this.modelContextTokens = Map.copyOf(modelContextTokens);
+        this.maxPromptTokens = maxPromptTokens;
+        this.knownRegions = Set.copyOf(knownRegions);
+    }
+
+    public Optional<Rejection> validate(InferenceRequest request, long nowMs) {
+        if (request.getRequestId() == null || request.getRequestId().isBlank()) {
+            return reject(Rejection.EMPTY_REQUEST_ID, "requestId is empty");
+        }
+        Integer context = modelContextTokens.get(request.getModel());
+        if (context == null) {
+            return reject(Rejection.UNKNOWN_MODEL, "model '" + request.getModel() + "' is not served; known models: "
+                    + modelContextTokens.keySet());
+        }
+        if (isEmptyPrompt(request)) {
+            return reject(Rejection.EMPTY_PROMPT, "neither a prompt nor non-empty messages");
+        }
+        if (request.getMaxTokens() <= 0 || request.getMaxTokens() > context) {
+            return reject(Rejection.MAX_TOKENS, "maxTokens " + request.getMaxTokens() + " must be between 1 and "
+                    + context + " for model " + request.getModel());
+        }
+        int promptTokens = promptTokens(request);
+        int promptLimit = Math.min(maxPromptTokens, context);
+        if (promptTokens > promptLimit) {
+            return reject(Rejection.PROMPT_TOO_LONG, "prompt of about " + promptTokens + " tokens exceeds the limit of "
+                    + promptLimit);
+        }
+        if (request.getDeadlineMs() != null && request.getDeadlineMs() <= nowMs) {
+            return reject(Rejection.DEADLINE_PASSED, "deadline " + request.getDeadlineMs() + " passed before routing (now "
+                    + nowMs + ")");
+        }
+        List<String> allowed = request.getAllowedRegions();
+        if (allowed != null && !allowed.isEmpty() && allowed.stream().noneMatch(knownRegions::contains)) {
+            return reject(Rejection.UNKNOWN_REGION, "allowedRegions " + allowed + " names no known region; known: "
+                    + knownRegions.stream().sorted().toList());
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The prompt's size in tokens: ingress's estimate, or ceil(characters / 4) when it sent none.
+     */
+    public static int promptTokens(InferenceRequest request) {
+        if (request.getPromptTokenEstimate() > 0) {
+            return request.getPromptTokenEstimate();
+        }
+        long chars = 0;
+        if (request.getPrompt() != null) {
+            chars += request.getPrompt().length();
+        }
+        if (request.getMessages() != null) {
+            for (ChatMessage message : request.getMessages()) {
+                chars += message.getContent() == null ? 0 : message.getContent().length();
+            }
+        }
+        return (int) Math.min(Integer.MAX_VALUE, (chars + 3) / 4);
+    }
+
+    private static boolean isEmptyPrompt(InferenceRequest request) {
+        boolean noPrompt = request.getPrompt() == null || request.getPrompt().isEmpty();
+        boolean noMessages = request.getMessages() == null || request.getMessages().isEmpty();
+        return noPrompt && noMessages;
+    }
+
+    private static Optional<Rejection> reject(String kind, String message) {
+        return Optional.of(new Rejection(kind, message));
+    }
+}

@@ -1,0 +1,272 @@
+package io.kvroute.router.config;
+
+import io.kvroute.platform.config.ConfigException;
+import io.kvroute.platform.config.Settings;
+import io.kvroute.router.routing.Policies;
+import io.kvroute.router.routing.RoutingSettings;
+import io.kvroute.schemas.serde.SerdeConfig;
+import io.kvroute.schemas.topics.KvrouteTopics;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.apache.kafka.streams.StreamsConfig;
+
+/**
+ * The router's immutable configuration, built from {@link Settings} with every value validated
+ * up front: a bad value fails start-up with a {@link ConfigException} naming key and value.
+ * Kafka Streams settings pass through under {@value #KAFKA_PREFIX}; the keys the router owns
+ * (application id, bootstrap servers, {@code processing.guarantee = exactly_once_v2}) cannot be
+ * overridden that way.
+ */
+public final class RouterConfig {
+    public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
+    public static final String SCHEMA_REGISTRY_URL = SerdeConfig.SCHEMA_REGISTRY_URL;
+    public static final String TOPIC_PREFIX = "kvroute.topic.prefix";
+    public static final String APPLICATION_ID = "router.application.id";
+    public static final String POLICY = "router.policy";
+    public static final String TELEMETRY_TTL_MS = "router.telemetry.ttl.ms";
+    public static final String REGIONS = "router.regions";
+    public static final String MODELS = "router.models";
+    public static final String MAX_PROMPT_TOKENS = "router.max.prompt.tokens";
+    public static final String COMMIT_INTERVAL_MS = "router.commit.interval.ms";
+    public static final String STATE_DIR = "router.state.dir";
+    public static final String METRICS_PORT = "router.metrics.port";
+    public static final String METRICS_HOST = "router.metrics.host";
+    public static final String PARKED_RETRY_MS = "router.parked.retry.ms";
+    public static final String PARKED_MAX_MS = "router.parked.max.ms";
+    public static final String SATURATION_QUEUE_FACTOR = "router.saturation.queue.factor";
+    public static final String SATURATION_KV_USAGE = "router.saturation.kv.usage";
+    public static final String KV_HEADROOM = "router.kv.headroom";
+    public static final String PREFILL_TOKENS_PER_SECOND = "router.prefill.tokens.per.second";
+    public static final String LEDGER_GRACE_MS = "router.ledger.grace.ms";
+    public static final String LEDGER_MAX_AGE_MS = "router.ledger.max.age.ms";
+    public static final String PREFIX_INDEX_CAPACITY = "router.prefix.index.capacity";
+    public static final String CLOSE_TIMEOUT_MS = "router.close.timeout.ms";
+    public static final String KAFKA_PREFIX = "kafka.";
+
+    public static final String DEFAULT_TOPIC_PREFIX = KvrouteTopics.DEFAULT_PREFIX;
+    public static final String DEFAULT_APPLICATION_ID = "kvroute-router";
+    public static final String DEFAULT_POLICY = Policies.DEFAULT;
+    public static final long DEFAULT_TELEMETRY_TTL_MS = RoutingSettings.DEFAULT_TELEMETRY_TTL_MS;
+    public static final String DEFAULT_MODELS = "llama-3.1-8b:131072";
+    public static final int DEFAULT_MAX_PROMPT_TOKENS = 131_072;
+    public static final long DEFAULT_COMMIT_INTERVAL_MS = 50;
+    public static final int DEFAULT_METRICS_PORT = -1;
+    public static final String DEFAULT_METRICS_HOST = "127.0.0.1";
+    public static final long DEFAULT_PARKED_RETRY_MS = 50;
+    public static final long DEFAULT_PARKED_MAX_MS = 600_000;
+    public static final long DEFAULT_CLOSE_TIMEOUT_MS = 30_000;
+    public static final String EXACTLY_ONCE_V2 = StreamsConfig.EXACTLY_ONCE_V2;
+
+    private static final Pattern REGION = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
+    private static final Pattern APP_ID = Pattern.compile("[A-Za-z0-9._-]+");
+
+    private final String bootstrapServers;
+    private final String schemaRegistryUrl;
+    private final KvrouteTopics topics;
+    private final String applicationId;
+    private final String policy;
+    private final List<String> regions;
+    private final Map<String, Integer> modelContextTokens;
+    private final int maxPromptTokens;
+    private final long commitIntervalMs;
+    private final Path stateDir;
+    private final int metricsPort;
+    private final String metricsHost;
+    private final long parkedRetryMs;
+    private final long parkedMaxMs;
+    private final long closeTimeoutMs;
+    private final RoutingSettings routing;
+    private final Map<String, Object> kafkaOverrides;
+    private final Map<String, Object> serdeConfig;
+
+    private RouterConfig(Settings s) {
+        bootstrapServers = s.string(BOOTSTRAP_SERVERS);
+        schemaRegistryUrl = s.matching(SCHEMA_REGISTRY_URL,
+                v -> v.startsWith("http://") || v.startsWith("https://") || v.startsWith("mock://"),
+                "must start with http://, https:// or mock://");
+        String prefix = s.matching(TOPIC_PREFIX, v -> v.matches("[A-Za-z0-9._-]+"), "must be letters, digits, '.', '_' or '-'");
+        topics = new KvrouteTopics(prefix, KvrouteTopics.DEFAULT_PARTITIONS);
+        applicationId = s.matching(APPLICATION_ID, v -> APP_ID.matcher(v).matches(), "must be letters, digits, '.', '_' or '-'");
+        policy = s.oneOf(POLICY, Policies.names());
+        regions = regions(s);
+        modelContextTokens = models(s);
+        maxPromptTokens = s.intValue(MAX_PROMPT_TOKENS, 1, Integer.MAX_VALUE);
+        commitIntervalMs = s.longValue(COMMIT_INTERVAL_MS, 1, 60_000);
+        stateDir = Path.of(s.string(STATE_DIR, Path.of(System.getProperty("java.io.tmpdir"), "kvroute-router-" + applicationId).toString()));
+        metricsPort = s.intValue(METRICS_PORT, -1, 65_535);
+        metricsHost = s.string(METRICS_HOST);
+        parkedRetryMs = s.longValue(PARKED_RETRY_MS, 1, 60_000);
+        parkedMaxMs = s.longValue(PARKED_MAX_MS, 1, Long.MAX_VALUE / 4);
+        closeTimeoutMs = s.longValue(CLOSE_TIMEOUT_MS, 0, 3_600_000);
+        long ttl = s.longValue(TELEMETRY_TTL_MS, 1, 3_600_000);
+        double queueFactor = s.doubleValue(SATURATION_QUEUE_FACTOR, 0.01, 1_000);
+        double kvSaturation = s.doubleValue(SATURATION_KV_USAGE, 0.01, 1.0);
+        double kvHeadroom = s.doubleValue(KV_HEADROOM, 0.01, 1.0);
+        double prefillRate = s.doubleValue(PREFILL_TOKENS_PER_SECOND, 1, 1e9);
+        long graceMs = s.longValue(LEDGER_GRACE_MS, 0, 600_000);
+        long maxAgeMs = s.longValue(LEDGER_MAX_AGE_MS, 1, 3_600_000);
+        int prefixCapacity = s.intValue(PREFIX_INDEX_CAPACITY, 1, 100_000_000);
+        routing = new RoutingSettings(ttl, Set.copyOf(regions), queueFactor, kvSaturation, kvHeadroom, prefillRate,
+                RoutingSettings.DEFAULT_DECODE_RESERVE_TOKENS, graceMs, maxAgeMs, prefixCapacity);
+        kafkaOverrides = Collections.unmodifiableMap(s.withPrefix(KAFKA_PREFIX));
+        checkOwnedKeysNotOverridden();
+        Map<String, Object> serde = new HashMap<>();
+        s.asMap().forEach((k, v) -> {
+            if (k.startsWith("schema.registry.") || k.equals(SerdeConfig.AUTO_REGISTER_SCHEMAS) || k.equals(SerdeConfig.AVRO_SERDE_CLASS)) {
+                serde.put(k, v);
+            }
+        });
+        serdeConfig = Collections.unmodifiableMap(serde);
+    }
+
+    /** Validates {@code settings} (layered over {@link #defaults()}) into a config. */
+    public static RouterConfig from(Settings settings) {
+        Map<String, String> merged = new LinkedHashMap<>(defaults());
+        settings.asMap().forEach((k, v) -> {
+            if (v != null) {
+                merged.put(k, v);
+            }
+        });
+        return new RouterConfig(Settings.of(merged));
+    }
+
+    /** Every key with a default, and its default value. */
+    public static Map<String, String> defaults() {
+        Map<String, String> d = new LinkedHashMap<>();
+        d.put(TOPIC_PREFIX, DEFAULT_TOPIC_PREFIX);
+        d.put(APPLICATION_ID, DEFAULT_APPLICATION_ID);
+        d.put(POLICY, DEFAULT_POLICY);
+        d.put(TELEMETRY_TTL_MS, Long.toString(DEFAULT_TELEMETRY_TTL_MS));
+        d.put(MODELS, DEFAULT_MODELS);
+        d.put(MAX_PROMPT_TOKENS, Integer.toString(DEFAULT_MAX_PROMPT_TOKENS));
+        d.put(COMMIT_INTERVAL_MS, Long.toString(DEFAULT_COMMIT_INTERVAL_MS));
+        d.put(METRICS_PORT, Integer.toString(DEFAULT_METRICS_PORT));
+        d.put(METRICS_HOST, DEFAULT_METRICS_HOST);
+        d.put(PARKED_RETRY_MS, Long.toString(DEFAULT_PARKED_RETRY_MS));
+        d.put(PARKED_MAX_MS, Long.toString(DEFAULT_PARKED_MAX_MS));
+        d.put(SATURATION_QUEUE_FACTOR, Double.toString(RoutingSettings.DEFAULT_SATURATION_QUEUE_FACTOR));
+        d.put(SATURATION_KV_USAGE, Double.toString(RoutingSettings.DEFAULT_SATURATION_KV_USAGE));
+        d.put(KV_HEADROOM, Double.toString(RoutingSettings.DEFAULT_KV_HEADROOM));
+        d.put(PREFILL_TOKENS_PER_SECOND, Double.toString(RoutingSettings.DEFAULT_PREFILL_TOKENS_PER_SECOND));
+        d.put(LEDGER_GRACE_MS, Long.toString(RoutingSettings.DEFAULT_LEDGER_GRACE_MS));
+        d.put(LEDGER_MAX_AGE_MS, Long.toString(RoutingSettings.DEFAULT_LEDGER_MAX_AGE_MS));
+        d.put(PREFIX_INDEX_CAPACITY, Integer.toString(RoutingSettings.DEFAULT_PREFIX_INDEX_CAPACITY));
+        d.put(CLOSE_TIMEOUT_MS, Long.toString(DEFAULT_CLOSE_TIMEOUT_MS));
+        return Collections.unmodifiableMap(d);
+    }
+
+    private static List<String> regions(Settings s) {
+        List<String> list = s.list(REGIONS);
+        if (list.isEmpty()) {
+            throw new ConfigException(REGIONS, s.string(REGIONS, ""), "is required: a comma-separated list of regions, e.g. us-east,eu-west");
+        }
+        for (String region : list) {
+            if (!REGION.matcher(region).matches()) {
+                throw new ConfigException(REGIONS, s.string(REGIONS), "region '" + region + "' must be lower-case letters, digits and '-'");
+            }
+        }
+        return List.copyOf(new LinkedHashSet<>(list));
+    }
+
+    private static Map<String, Integer> models(Settings s) {
+        String raw = s.string(MODELS);
+        Map<String, Integer> models = new LinkedHashMap<>();
+        for (String entry : s.list(MODELS)) {
+            int colon = entry.lastIndexOf(':');
+            if (colon <= 0 || colon == entry.length() - 1) {
+                throw new ConfigException(MODELS, raw, "entry '" + entry + "' must be name:maxContextTokens");
+            }
+            int tokens;
+            try {
+                tokens = Integer.parseInt(entry.substring(colon + 1).trim());
+            } catch (NumberFormatException e) {
+                throw new ConfigException(MODELS, raw, "entry '" + entry + "' has a context size that is not an integer");
+            }
+            if (tokens < 1) {
+                throw new ConfigException(MODELS, raw, "entry '" + entry + "' must have a positive context size");
+            }
+            models.put(entry.substring(0, colon).trim(), tokens);
+        }
+        if (models.isEmpty()) {
+            throw new ConfigException(MODELS, raw, "must name at least one model as name:maxContextTokens");
+        }
+        return Collections.unmodifiableMap(models);
+    }
+
+    private void checkOwnedKeysNotOverridden() {
+        Object guarantee = kafkaOverrides.get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG);
+        if (guarantee != null && !EXACTLY_ONCE_V2.equals(guarantee)) {
+            throw new ConfigException(KAFKA_PREFIX + StreamsConfig.PROCESSING_GUARANTEE_CONFIG, guarantee,
+                    "the router always runs exactly_once_v2; remove this setting");
+        }
+        for (String owned : List.of(StreamsConfig.APPLICATION_ID_CONFIG, StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, StreamsConfig.STATE_DIR_CONFIG)) {
+            if (kafkaOverrides.containsKey(owned)) {
+                throw new ConfigException(KAFKA_PREFIX + owned, kafkaOverrides.get(owned),
+                        "is owned by the router; set " + ownerKey(owned) + " instead");
+            }
+        }
+    }
+
+    private static String ownerKey(String streamsKey) {
+        return switch (streamsKey) {
+            case StreamsConfig.APPLICATION_ID_CONFIG -> APPLICATION_ID;
+            case StreamsConfig.STATE_DIR_CONFIG -> STATE_DIR;
+            default -> BOOTSTRAP_SERVERS;
+        };
+    }
+
+    /** Kafka Streams properties: pass-through settings first, then the keys the router owns. */
+    public Properties streamsProperties() {
+        Properties p = new Properties();
+        p.putAll(kafkaOverrides);
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
+        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, EXACTLY_ONCE_V2);
+        p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        p.putIfAbsent(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, Long.toString(commitIntervalMs));
+        // the telemetry processor never throws; opt in to the 5.0 behaviour now rather than log a warning
+        p.putIfAbsent(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, "true");
+        return p;
+    }
+
+    /** Client settings for an admin client talking to the same cluster. */
+    public Map<String, Object> adminConfig() {
+        Map<String, Object> admin = new HashMap<>();
+        kafkaOverrides.forEach((k, v) -> {
+            if (k.startsWith("security.") || k.startsWith("sasl.") || k.startsWith("ssl.")) {
+                admin.put(k, v);
+            }
+        });
+        admin.put("bootstrap.servers", bootstrapServers);
+        return admin;
+    }
+
+    public String bootstrapServers() { return bootstrapServers; }
+    public String schemaRegistryUrl() { return schemaRegistryUrl; }
+    public KvrouteTopics topics() { return topics; }
+    public String applicationId() { return applicationId; }
+    public String policy() { return policy; }
+    public List<String> regions() { return regions; }
+    /** Model name to its context size in tokens; also the limit on maxTokens. */
+    public Map<String, Integer> modelContextTokens() { return modelContextTokens; }
+    public int maxPromptTokens() { return maxPromptTokens; }
+    public long commitIntervalMs() { return commitIntervalMs; }
+    public Path stateDir() { return stateDir; }
+    public int metricsPort() { return metricsPort; }
+    public String metricsHost() { return metricsHost; }
+    public long parkedRetryMs() { return parkedRetryMs; }
+    public long parkedMaxMs() { return parkedMaxMs; }
+    public long closeTimeoutMs() { return closeTimeoutMs; }
+    public RoutingSettings routing() { return routing; }
+    public Map<String, Object> kafkaOverrides() { return kafkaOverrides; }
+    /** Settings for {@code io.kvroute.schemas.serde.Serdes}: the registry URL and serde options. */
+    public Map<String, Object> serdeConfig() { return serdeConfig; }
+}

@@ -1,0 +1,106 @@
+package io.kvroute.router.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The router's own meters, names under {@value #PREFIX}. Tags carry regions, policies and
+ * reason kinds only: never request ids or prompt content. Thread-safe (several stream threads
+ * and the global thread share one instance).
+ */
+public final class RouterMetrics {
+    public static final String PREFIX = "kvroute.router.";
+    public static final String REQUESTS_ROUTED = PREFIX + "requests.routed";
+    public static final String REQUESTS_REJECTED = PREFIX + "requests.rejected";
+    public static final String REQUESTS_EXPIRED = PREFIX + "requests.expired";
+    public static final String REQUESTS_DEAD_LETTERED = PREFIX + "requests.dead.lettered";
+    public static final String REQUESTS_PARKED = PREFIX + "requests.parked";
+    public static final String DECISION_LATENCY = PREFIX + "decision.latency";
+    public static final String CANDIDATES_CONSIDERED = PREFIX + "candidates.considered";
+    public static final String TELEMETRY_AGE = PREFIX + "telemetry.age.ms";
+    public static final String TELEMETRY_SKIPPED = PREFIX + "telemetry.skipped";
+    public static final String TAG_REGION = "region";
+    public static final String TAG_POLICY = "policy";
+    public static final String TAG_REASON = "reason";
+
+    private final MeterRegistry registry;
+    private final AtomicLong parked = new AtomicLong();
+    private final Timer decisionLatency;
+    private final DistributionSummary candidatesConsidered;
+    private final DistributionSummary telemetryAge;
+    private final Counter deadLettered;
+    private final Counter expired;
+
+    public RouterMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        Gauge.builder(REQUESTS_PARKED, parked, AtomicLong::get)
+                .description("Requests waiting in the router for a worker with room").register(registry);
+        decisionLatency = Timer.builder(DECISION_LATENCY)
+                .description("Time to filter candidates and score them for one request")
+                .publishPercentiles(0.5, 0.99).register(registry);
+        candidatesConsidered = DistributionSummary.builder(CANDIDATES_CONSIDERED)
+                .description("Workers that passed the candidate filter for one request").register(registry);
+        telemetryAge = DistributionSummary.builder(TELEMETRY_AGE).baseUnit("milliseconds")
+                .description("Age of the chosen worker's telemetry when the router placed a request")
+                .publishPercentiles(0.5, 0.99).register(registry);
+        deadLettered = Counter.builder(REQUESTS_DEAD_LETTERED)
+                .description("Undecodable request records sent to the dead-letter topic").register(registry);
+        expired = Counter.builder(REQUESTS_EXPIRED)
+                .description("Requests whose deadline passed while they waited for capacity").register(registry);
+    }
+
+    /** Metrics into a private registry nobody reads; for tests and tools. */
+    public static RouterMetrics noop() {
+        return new RouterMetrics(new SimpleMeterRegistry());
+    }
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    public void routed(String region, String policy) {
+        registry.counter(REQUESTS_ROUTED, TAG_REGION, region, TAG_POLICY, policy).increment();
+    }
+
+    public void rejected(String reasonKind) {
+        registry.counter(REQUESTS_REJECTED, TAG_REASON, reasonKind).increment();
+    }
+
+    public void expired() {
+        expired.increment();
+    }
+
+    public void deadLettered() {
+        deadLettered.increment();
+    }
+
+    public void parkedChanged(long delta) {
+        parked.addAndGet(delta);
+    }
+
+    public long parked() {
+        return parked.get();
+    }
+
+    public void decisionTook(Duration duration) {
+        decisionLatency.record(duration);
+    }
+
+    public void candidatesConsidered(int count) {
+        candidatesConsidered.record(count);
+    }
+
+    public void telemetryAge(long ageMs) {
+        telemetryAge.record(Math.max(0, ageMs));
+    }
+
+    public void telemetrySkipped(String reasonKind) {
+        registry.counter(TELEMETRY_SKIPPED, TAG_REASON, reasonKind).increment();
+    }
+}

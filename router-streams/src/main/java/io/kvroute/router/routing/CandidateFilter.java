@@ -1,0 +1,83 @@
+package io.kvroute.router.routing;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Decides which workers may take a request. A worker is a candidate only if its telemetry is
+ * no older than the TTL, it serves the model, its region is known and allowed by the request,
+ * it is HEALTHY (DEGRADED only when no healthy worker passes), it owns at least one partition,
+ * and it is not saturated counting the load the router placed since its telemetry.
+ */
+public final class CandidateFilter {
+    private final RouterState state;
+
+    public CandidateFilter(RouterState state) {
+        this.state = state;
+    }
+
+    public CandidateSet filter(RouteRequest request, Collection<WorkerSnapshot> workers, long nowMs) {
+        RoutingSettings settings = state.settings();
+        Map<Exclusion, Integer> excluded = new EnumMap<>(Exclusion.class);
+        List<WorkerSnapshot> healthy = new ArrayList<>();
+        List<WorkerSnapshot> degraded = new ArrayList<>();
+        for (WorkerSnapshot worker : workers) {
+            Exclusion reason = exclusion(request, worker, nowMs, settings);
+            if (reason != null) {
+                excluded.merge(reason, 1, Integer::sum);
+            } else if (worker.status() == WorkerHealth.HEALTHY) {
+                healthy.add(worker);
+            } else {
+                degraded.add(worker);
+            }
+        }
+        if (!healthy.isEmpty() && !degraded.isEmpty()) {
+            excluded.merge(Exclusion.DEGRADED, degraded.size(), Integer::sum);
+        }
+        List<WorkerSnapshot> candidates = healthy.isEmpty() ? degraded : healthy;
+        candidates.sort((a, b) -> a.workerId().compareTo(b.workerId()));
+        return new CandidateSet(candidates, excluded, workers.size());
+    }
+
+    private Exclusion exclusion(RouteRequest request, WorkerSnapshot worker, long nowMs, RoutingSettings settings) {
+        if (worker.ageMs(nowMs) > settings.telemetryTtlMs()) {
+            return Exclusion.STALE;
+        }
+        if (!worker.models().contains(request.model())) {
+            return Exclusion.MODEL_NOT_SERVED;
+        }
+        if (!settings.regionKnown(worker.region()) || !request.allowsRegion(worker.region())) {
+            return Exclusion.REGION_NOT_ALLOWED;
+        }
+        if (worker.status() != WorkerHealth.HEALTHY && worker.status() != WorkerHealth.DEGRADED) {
+            return Exclusion.NOT_HEALTHY;
+        }
+        if (worker.ownedPartitions().isEmpty()) {
+            return Exclusion.NO_PARTITIONS;
+        }
+        if (saturated(worker, state.pending(worker, nowMs), settings)) {
+            return Exclusion.SATURATED;
+        }
+        return null;
+    }
+
+    static boolean saturated(WorkerSnapshot worker, PendingLoad pending, RoutingSettings settings) {
+        long requests = (long) worker.running() + worker.waiting() + pending.requests();
+        if (worker.maxRunning() > 0 && requests >= worker.maxRunning() * settings.saturationQueueFactor()) {
+            return true;
+        }
+        return kvUsageWith(worker, pending.kvBlocks()) >= settings.saturationKvUsage();
+    }
+
+    /** KV usage if {@code extraBlocks} more were in use; reported usage when capacity is unknown. */
+    static double kvUsageWith(WorkerSnapshot worker, long extraBlocks) {
+        if (worker.kvBlocksTotal() <= 0) {
+            return worker.kvUsage();
+        }
+        double reported = Math.max(worker.kvUsage(), (double) worker.kvBlocksUsed() / worker.kvBlocksTotal());
+        return reported + (double) extraBlocks / worker.kvBlocksTotal();
+    }
+}

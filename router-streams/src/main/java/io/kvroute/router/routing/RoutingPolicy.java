@@ -1,0 +1,23 @@
+package io.kvroute.router.routing;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A routing policy: a function of (request, candidates that passed {@link CandidateFilter}, now).
+ * It may read the shared {@link RouterState} (pending load, prefix index) it was created with and
+ * keep its own state, updated only through {@link #onPlaced}, so the same class runs in the
+ * Streams processor, in tests and in a discrete-event simulator.
+ */
+public interface RoutingPolicy {
+
+    /** The name used in configuration ({@code router.policy}) and in decision records. */
+    String name();
+
+    /** Chooses a worker and partition among {@code candidates}; empty if none fits. */
+    Optional<Placement> place(RouteRequest request, List<WorkerSnapshot> candidates, long nowMs);
+
+    /** Called after {@code placement} was accepted, so stateful policies can advance. */
+    default void onPlaced(RouteRequest request, Placement placement, long nowMs) {
+    }
+}

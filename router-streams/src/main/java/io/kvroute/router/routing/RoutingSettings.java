@@ -1,0 +1,83 @@
+package io.kvroute.router.routing;
+
+import java.util.Set;
+
+/**
+ * Tunables of candidate filtering and scoring. Defaults model a simulated Llama-3.1-8B on one
+ * H100-class GPU (see ENGINE_MODEL.md).
+ *
+ * @param telemetryTtlMs            telemetry older than this makes a worker no candidate
+ * @param knownRegions              regions the router may dispatch to; empty = any
+ * @param saturationQueueFactor     a worker with running+waiting+pending >= maxRunning * factor is saturated
+ * @param saturationKvUsage         a worker whose KV usage plus pending KV reaches this is saturated
+ * @param kvHeadroom                the kvroute policy penalises a placement that would push KV usage past this
+ * @param prefillTokensPerSecond    prefill rate assumed for a worker (measured throughput is used only when higher)
+ * @param decodeReserveTokens       output tokens counted into a request's KV need at placement
+ * @param ledgerGraceMs             pending load placed up to this long before a telemetry snapshot is kept
+ *                                  (the worker had not seen it yet when it took the snapshot)
+ * @param ledgerMaxAgeMs            pending load older than this is forgotten even without new telemetry
+ * @param prefixIndexCapacity       (block, worker) pairs the approximate prefix index keeps
+ */
+public record RoutingSettings(
+        long telemetryTtlMs,
+        Set<String> knownRegions,
+        double saturationQueueFactor,
+        double saturationKvUsage,
+        double kvHeadroom,
+        double prefillTokensPerSecond,
+        int decodeReserveTokens,
+        long ledgerGraceMs,
+        long ledgerMaxAgeMs,
+        int prefixIndexCapacity) {
+
+    public static final long DEFAULT_TELEMETRY_TTL_MS = 2_000;
+    public static final double DEFAULT_SATURATION_QUEUE_FACTOR = 2.0;
+    public static final double DEFAULT_SATURATION_KV_USAGE = 0.98;
+    public static final double DEFAULT_KV_HEADROOM = 0.95;
+    public static final double DEFAULT_PREFILL_TOKENS_PER_SECOND = 25_000;
+    public static final int DEFAULT_DECODE_RESERVE_TOKENS = 256;
+    public static final long DEFAULT_LEDGER_GRACE_MS = 100;
+    public static final long DEFAULT_LEDGER_MAX_AGE_MS = 10_000;
+    public static final int DEFAULT_PREFIX_INDEX_CAPACITY = 1_000_000;
+
+    public RoutingSettings {
+        knownRegions = Set.copyOf(knownRegions);
+    }
+
+    public static RoutingSettings defaults() {
+        return new RoutingSettings(DEFAULT_TELEMETRY_TTL_MS, Set.of(), DEFAULT_SATURATION_QUEUE_FACTOR,
+                DEFAULT_SATURATION_KV_USAGE, DEFAULT_KV_HEADROOM, DEFAULT_PREFILL_TOKENS_PER_SECOND,
+                DEFAULT_DECODE_RESERVE_TOKENS, DEFAULT_LEDGER_GRACE_MS, DEFAULT_LEDGER_MAX_AGE_MS,
+                DEFAULT_PREFIX_INDEX_CAPACITY);
+    }
+
+    public RoutingSettings withKnownRegions(Set<String> regions) {
+        return new RoutingSettings(telemetryTtlMs, regions, saturationQueueFactor, saturationKvUsage, kvHeadroom,
+                prefillTokensPerSecond, decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, prefixIndexCapacity);
+    }
+
+    public RoutingSettings withTelemetryTtlMs(long ttlMs) {
+        return new RoutingSettings(ttlMs, knownRegions, saturationQueueFactor, saturationKvUsage, kvHeadroom,
+                prefillTokensPerSecond, decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, prefixIndexCapacity);
+    }
+
+    public RoutingSettings withPrefixIndexCapacity(int capacity) {
+        return new RoutingSettings(telemetryTtlMs, knownRegions, saturationQueueFactor, saturationKvUsage, kvHeadroom,
+                prefillTokensPerSecond, decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, capacity);
+    }
+
+    public boolean regionKnown(String region) {
+        return knownRegions.isEmpty() || knownRegions.contains(region);
+    }
+
+    /** KV blocks a request needs on a worker: its uncached prompt plus a decode reserve. */
+    public long kvBlocksNeeded(RouteRequest request, int matchedBlocks, int kvBlockTokens) {
+        long tokens = (long) request.uncachedTokens(matchedBlocks) + Math.min(request.maxTokens(), decodeReserveTokens);
+        return (tokens + kvBlockTokens - 1) / kvBlockTokens;
+    }
+
+    /** Prefill rate assumed for a worker: the configured rate, or its measured throughput if higher. */
+    public double prefillRate(WorkerSnapshot worker) {
+        return Math.max(prefillTokensPerSecond, worker.tokensPerSecond());
+    }
+}

@@ -1,0 +1,105 @@
+package io.kvroute.router.routing;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * One worker's last reported state, as the router sees it. Immutable; built from a telemetry
+ * record by the topology and directly by the simulator and tests.
+ *
+ * @param kvBlockTokens   tokens per KV block of the worker's engine (to size a request in blocks)
+ * @param queuedPrefillTokens uncached prompt tokens the worker has not prefilled yet
+ * @param tokensPerSecond measured throughput; 0 when unknown
+ * @param observedAtMs    when the worker took this snapshot (epoch ms, worker clock)
+ */
+public record WorkerSnapshot(
+        String workerId,
+        String region,
+        Set<String> models,
+        List<Integer> ownedPartitions,
+        long kvBlocksTotal,
+        long kvBlocksUsed,
+        int kvBlockTokens,
+        double kvUsage,
+        int running,
+        int waiting,
+        int runningPrefill,
+        int runningDecode,
+        long queuedPrefillTokens,
+        int maxRunning,
+        double prefixHitRate,
+        double tokensPerSecond,
+        WorkerHealth status,
+        long observedAtMs) {
+
+    public WorkerSnapshot {
+        Objects.requireNonNull(workerId, "workerId");
+        Objects.requireNonNull(region, "region");
+        models = Set.copyOf(models);
+        ownedPartitions = List.copyOf(ownedPartitions);
+        Objects.requireNonNull(status, "status");
+        if (kvBlockTokens <= 0) {
+            kvBlockTokens = 16;
+        }
+    }
+
+    public long ageMs(long nowMs) {
+        return nowMs - observedAtMs;
+    }
+
+    /** A builder with idle, healthy defaults; convenient in tests and the simulator. */
+    public static Builder builder(String workerId, String region) {
+        return new Builder(workerId, region);
+    }
+
+    /** Mutable builder for {@link WorkerSnapshot}. */
+    public static final class Builder {
+        private final String workerId;
+        private final String region;
+        private Set<String> models = Set.of("llama-3.1-8b");
+        private List<Integer> ownedPartitions = List.of(0);
+        private long kvBlocksTotal = 28_000;
+        private long kvBlocksUsed;
+        private int kvBlockTokens = 16;
+        private Double kvUsage;
+        private int running;
+        private int waiting;
+        private int runningPrefill;
+        private int runningDecode;
+        private long queuedPrefillTokens;
+        private int maxRunning = 256;
+        private double prefixHitRate;
+        private double tokensPerSecond;
+        private WorkerHealth status = WorkerHealth.HEALTHY;
+        private long observedAtMs;
+
+        private Builder(String workerId, String region) {
+            this.workerId = workerId;
+            this.region = region;
+        }
+
+        public Builder models(Set<String> value) { this.models = value; return this; }
+        public Builder ownedPartitions(List<Integer> value) { this.ownedPartitions = value; return this; }
+        public Builder kvBlocks(long total, long used) { this.kvBlocksTotal = total; this.kvBlocksUsed = used; return this; }
+        public Builder kvBlockTokens(int value) { this.kvBlockTokens = value; return this; }
+        public Builder kvUsage(double value) { this.kvUsage = value; return this; }
+        public Builder running(int value) { this.running = value; return this; }
+        public Builder waiting(int value) { this.waiting = value; return this; }
+        public Builder runningPrefill(int value) { this.runningPrefill = value; return this; }
+        public Builder runningDecode(int value) { this.runningDecode = value; return this; }
+        public Builder queuedPrefillTokens(long value) { this.queuedPrefillTokens = value; return this; }
+        public Builder maxRunning(int value) { this.maxRunning = value; return this; }
+        public Builder prefixHitRate(double value) { this.prefixHitRate = value; return this; }
+        public Builder tokensPerSecond(double value) { this.tokensPerSecond = value; return this; }
+        public Builder status(WorkerHealth value) { this.status = value; return this; }
+        public Builder observedAtMs(long value) { this.observedAtMs = value; return this; }
+
+        public WorkerSnapshot build() {
+            double usage = kvUsage != null ? kvUsage : kvBlocksTotal > 0 ? (double) kvBlocksUsed / kvBlocksTotal : 0.0;
+            return new WorkerSnapshot(workerId, region, models, ownedPartitions, kvBlocksTotal, kvBlocksUsed, kvBlockTokens,
+                    usage, running, waiting, runningPrefill, runningDecode, queuedPrefillTokens, maxRunning,
+                    prefixHitRate, tokensPerSecond, status, observedAtMs);
+        }
+    }
+}

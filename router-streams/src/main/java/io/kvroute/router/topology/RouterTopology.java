@@ -1,0 +1,100 @@
+package io.kvroute.router.topology;
+
+import io.kvroute.router.admission.RequestValidator;
+import io.kvroute.router.config.RouterConfig;
+import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.router.routing.Router;
+import io.kvroute.router.topology.internal.DispatchRouting;
+import io.kvroute.router.topology.internal.RequestIntake;
+import io.kvroute.router.topology.internal.RoutingProcessor;
+import io.kvroute.router.topology.internal.TelemetryUpdater;
+import io.kvroute.router.topology.internal.TopologyNames;
+import io.kvroute.schemas.serde.Serdes;
+import io.kvroute.schemas.topics.KvrouteTopics;
+import io.kvroute.schemas.v1.DispatchedRequest;
+import io.kvroute.schemas.v1.InferenceRequest;
+import io.kvroute.schemas.v1.ResponseEvent;
+import io.kvroute.schemas.v1.RoutingDecision;
+import io.kvroute.schemas.v1.WorkerTelemetry;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.TopologyConfig;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * The router's Kafka Streams topology, a pure function of its configuration: it does no I/O.
+ *
+ * <pre>
+ * requests (bytes) ──► intake: decode + validate ──► router: candidates → policy ──► dispatch.&lt;region&gt; (chosen partition)
+ *                          │  undecodable ──► dlq                 │  no candidate ──► parked store, retried on wall clock
+ *                          └─ rejected ──► responses + decisions   └─────────────► decisions (every request)
+ * worker-telemetry (compacted) ──► global store {@value TopologyNames#TELEMETRY_STORE} (decoded and checked on the way in)
+ * </pre>
+ *
+ * Every processor, sink and store has a fixed name (see {@link TopologyNames}). One routing state
+ * (policy, pending-load ledger, prefix index) is made per build and shared by all tasks of the
+ * instance that runs the topology: build a new topology for each {@code KafkaStreams} instance.
+ */
+public final class RouterTopology {
+    public static final String PARKED_STORE = TopologyNames.PARKED_STORE;
+    public static final String TELEMETRY_STORE = TopologyNames.TELEMETRY_STORE;
+
+    private RouterTopology() {
+    }
+
+    public static Topology build(RouterConfig config, Serdes serdes) {
+        return build(config, serdes, RouterMetrics.noop());
+    }
+
+    public static Topology build(RouterConfig config, Serdes serdes, RouterMetrics metrics) {
+        KvrouteTopics topics = config.topics();
+        Serde<InferenceRequest> requestSerde = serdes.valueSerde(InferenceRequest.class);
+        Serde<WorkerTelemetry> telemetrySerde = serdes.valueSerde(WorkerTelemetry.class);
+        Serde<DispatchedRequest> dispatchSerde = serdes.valueSerde(DispatchedRequest.class);
+        Serde<RoutingDecision> decisionSerde = serdes.valueSerde(RoutingDecision.class);
+        Serde<ResponseEvent> responseSerde = serdes.valueSerde(ResponseEvent.class);
+        String requestsTopic = topics.requests().name();
+        String telemetryTopic = topics.workerTelemetry().name();
+        RequestValidator validator = new RequestValidator(config.modelContextTokens(), config.maxPromptTokens(), config.regions());
+
+        Router router = Router.create(config.policy(), config.routing());
+        Topology topology = new Topology(new TopologyConfig(new StreamsConfig(config.streamsProperties())));
+        topology.addGlobalStore(
+                Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(TopologyNames.TELEMETRY_STORE),
+                        org.apache.kafka.common.serialization.Serdes.String(),
+                        org.apache.kafka.common.serialization.Serdes.ByteArray()).withLoggingDisabled(),
+                TopologyNames.TELEMETRY_SOURCE,
+                new StringDeserializer(), new ByteArrayDeserializer(),
+                telemetryTopic,
+                TopologyNames.TELEMETRY_UPDATER,
+                () -> new TelemetryUpdater(telemetryTopic, telemetrySerde.deserializer(), metrics));
+
+        topology.addSource(TopologyNames.REQUESTS_SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), requestsTopic);
+        topology.addProcessor(TopologyNames.INTAKE,
+                () -> new RequestIntake(requestsTopic, requestSerde.deserializer(), validator, config.policy(), metrics),
+                TopologyNames.REQUESTS_SOURCE);
+        topology.addProcessor(TopologyNames.ROUTER,
+                () -> new RoutingProcessor(router, telemetryTopic, telemetrySerde.deserializer(),
+                        config.parkedRetryMs(), config.parkedMaxMs(), metrics),
+                TopologyNames.INTAKE);
+        topology.addStateStore(
+                Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TopologyNames.PARKED_STORE),
+                        org.apache.kafka.common.serialization.Serdes.String(), requestSerde),
+                TopologyNames.ROUTER);
+
+        topology.addSink(TopologyNames.DLQ_SINK, topics.deadLetters().name(),
+                new ByteArraySerializer(), new ByteArraySerializer(), TopologyNames.INTAKE);
+        topology.addSink(TopologyNames.RESPONSES_SINK, topics.responses().name(),
+                new StringSerializer(), responseSerde.serializer(), TopologyNames.INTAKE, TopologyNames.ROUTER);
+        topology.addSink(TopologyNames.DECISIONS_SINK, topics.decisions().name(),
+                new StringSerializer(), decisionSerde.serializer(), TopologyNames.INTAKE, TopologyNames.ROUTER);
+        topology.addSink(TopologyNames.DISPATCH_SINK, DispatchRouting.topicOf(topics),
+                new StringSerializer(), dispatchSerde.serializer(), DispatchRouting.partitioner(), TopologyNames.ROUTER);
+        return topology;
+    }
+}

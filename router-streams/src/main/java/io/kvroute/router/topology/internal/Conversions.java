@@ -1,0 +1,139 @@
+package io.kvroute.router.topology.internal;
+
+import io.kvroute.router.admission.RequestValidator;
+import io.kvroute.router.routing.Placement;
+import io.kvroute.router.routing.RouteRequest;
+import io.kvroute.router.routing.ScoredCandidate;
+import io.kvroute.router.routing.WorkerHealth;
+import io.kvroute.router.routing.WorkerSnapshot;
+import io.kvroute.schemas.v1.CandidateScore;
+import io.kvroute.schemas.v1.DecisionOutcome;
+import io.kvroute.schemas.v1.DispatchedRequest;
+import io.kvroute.schemas.v1.InferenceRequest;
+import io.kvroute.schemas.v1.ResponseEvent;
+import io.kvroute.schemas.v1.ResponseStatus;
+import io.kvroute.schemas.v1.RoutingDecision;
+import io.kvroute.schemas.v1.TerminalResult;
+import io.kvroute.schemas.v1.Usage;
+import io.kvroute.schemas.v1.WorkerTelemetry;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+
+/** Maps between the Avro records on the wire and the Kafka-free routing model. */
+public final class Conversions {
+    private Conversions() {
+    }
+
+    public static RouteRequest toRouteRequest(InferenceRequest r) {
+        List<Long> hashes = r.getPrefixBlockHashes();
+        long[] blocks = new long[hashes == null ? 0 : hashes.size()];
+        for (int i = 0; i < blocks.length; i++) {
+            blocks[i] = hashes.get(i);
+        }
+        return new RouteRequest(r.getRequestId(), r.getTenant(), r.getModel(), RequestValidator.promptTokens(r), blocks,
+                r.getPrefixBlockTokens(), r.getMaxTokens(),
+                r.getAllowedRegions() == null ? null : new HashSet<>(r.getAllowedRegions()),
+                r.getPriority() == null ? null : r.getPriority().name(),
+                r.getDeadlineMs() == null ? RouteRequest.NO_DEADLINE : r.getDeadlineMs());
+    }
+
+    public static WorkerSnapshot toSnapshot(WorkerTelemetry t) {
+        return new WorkerSnapshot(t.getWorkerId(), t.getRegion(), new HashSet<>(t.getModels()), t.getOwnedPartitions(),
+                t.getKvBlocksTotal(), t.getKvBlocksUsed(), t.getKvBlockTokens(), t.getKvUsage(), t.getRunningRequests(),
+                t.getWaitingRequests(), t.getRunningPrefill(), t.getRunningDecode(), t.getQueuedPrefillTokens(),
+                t.getMaxRunningRequests(), t.getPrefixCacheHitRate(), t.getTokensPerSecond(),
+                WorkerHealth.parse(t.getStatus() == null ? null : t.getStatus().name()),
+                t.getObservedAtMs());
+    }
+
+    public static DispatchedRequest dispatched(InferenceRequest request, Placement placement, String policy, long nowMs) {
+        return DispatchedRequest.newBuilder()
+                .setRequest(request)
+                .setAttempt(1)
+                .setRegion(placement.region())
+                .setPartition(placement.partition())
+                .setWorkerId(placement.workerId())
+                .setPolicy(policy)
+                .setMatchedPrefixBlocks(placement.matchedBlocks())
+                .setDecidedAtMs(nowMs)
+                .build();
+    }
+
+    public static RoutingDecision dispatchedDecision(InferenceRequest request, Placement placement, String policy,
+                                                     int candidates, long nowMs) {
+        return RoutingDecision.newBuilder()
+                .setRequestId(request.getRequestId())
+                .setTenant(nullToEmpty(request.getTenant()))
+                .setModel(nullToEmpty(request.getModel()))
+                .setOutcome(DecisionOutcome.DISPATCHED)
+                .setRegion(placement.region())
+                .setPartition(placement.partition())
+                .setWorkerId(placement.workerId())
+                .setPolicy(policy)
+                .setAttempt(1)
+                .setPromptBlocks(blockCount(request))
+                .setMatchedPrefixBlocks(placement.matchedBlocks())
+                .setScore(placement.score())
+                .setCandidatesConsidered(candidates)
+                .setTopCandidates(placement.topCandidates().stream().map(Conversions::candidate).toList())
+                .setReason(placement.reason())
+                .setDecidedAtMs(nowMs)
+                .build();
+    }
+
+    /** A decision that refuses a request; {@code request} may be null when it could not be decoded. */
+    public static RoutingDecision refusedDecision(String requestId, InferenceRequest request, DecisionOutcome outcome,
+                                                  String policy, int candidates, String reason, long nowMs) {
+        return RoutingDecision.newBuilder()
+                .setRequestId(requestId)
+                .setTenant(request == null ? "" : nullToEmpty(request.getTenant()))
+                .setModel(request == null ? "" : nullToEmpty(request.getModel()))
+                .setOutcome(outcome)
+                .setPolicy(policy)
+                .setAttempt(1)
+                .setPromptBlocks(request == null ? 0 : blockCount(request))
+                .setCandidatesConsidered(candidates)
+                .setReason(reason)
+                .setDecidedAtMs(nowMs)
+                .build();
+    }
+
+    /** The router's terminal answer for a request it will not run: attempt 1, sequence 0, no chunks. */
+    public static ResponseEvent terminal(String requestId, InferenceRequest request, ResponseStatus status, String error, long nowMs) {
+        TerminalResult terminal = TerminalResult.newBuilder()
+                .setStatus(status)
+                .setFinishReason(status.name().toLowerCase())
+                .setUsage(Usage.newBuilder().build())
+                .setError(error)
+                .build();
+        return ResponseEvent.newBuilder()
+                .setRequestId(requestId)
+                .setCustomId(request == null ? null : request.getCustomId())
+                .setAttempt(1)
+                .setSequence(0)
+                .setTerminal(terminal)
+                .setProducedAtMs(nowMs)
+                .build();
+    }
+
+    private static CandidateScore candidate(ScoredCandidate c) {
+        Map<String, Double> components = new HashMap<>(c.components());
+        return CandidateScore.newBuilder()
+                .setWorkerId(c.workerId())
+                .setRegion(c.region())
+                .setPartition(c.partition())
+                .setScore(c.score())
+                .setComponents(components)
+                .build();
+    }
+
+    private static int blockCount(InferenceRequest request) {
+        return request.getPrefixBlockHashes() == null ? 0 : request.getPrefixBlockHashes().size();
+    }
+
+    private static String nullToEmpty(String s) {
+        return s == null ? "" : s;
+    }
+}

@@ -1,0 +1,158 @@
+package io.kvroute.router.topology.internal;
+
+import io.kvroute.router.admission.Rejection;
+import io.kvroute.router.admission.RequestValidator;
+import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.schemas.registry.SchemaRegistryException;
+import io.kvroute.schemas.registry.UnknownSchemaIdException;
+import io.kvroute.schemas.topics.DeadLetterHeaders;
+import io.kvroute.schemas.v1.DecisionOutcome;
+import io.kvroute.schemas.v1.InferenceRequest;
+import io.kvroute.schemas.v1.ResponseStatus;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decodes raw request records and validates them. An undecodable record goes to the dead-letter
+ * topic with its original key and value bytes and the reason in headers; if its key is a
+ * readable request id, the sender also gets a REJECTED terminal response and a REJECTED
+ * decision. Invalid requests get the same with the specific reason. Valid ones go on to routing.
+ * A registry that cannot be reached is not the record's fault: that error is thrown (and the
+ * record retried) instead of dead-lettered.
+ */
+public final class RequestIntake implements Processor<byte[], byte[], Object, Object> {
+    private static final Logger LOG = LoggerFactory.getLogger(RequestIntake.class);
+    private static final int MAX_ERROR_CHARS = 1_000;
+
+    private final String requestsTopic;
+    private final Deserializer<InferenceRequest> deserializer;
+    private final RequestValidator validator;
+    private final String policy;
+    private final RouterMetrics metrics;
+    private ProcessorContext<Object, Object> context;
+
+    public RequestIntake(String requestsTopic, Deserializer<InferenceRequest> deserializer, RequestValidator validator,
+                         String policy, RouterMetrics metrics) {
+        this.requestsTopic = requestsTopic;
+        this.deserializer = deserializer;
+        this.validator = validator;
+        this.policy = policy;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public void init(ProcessorContext<Object, Object> context) {
+        this.context = context;
+    }
+
+    @Override
+    public void process(Record<byte[], byte[]> record) {
+        String key = readableKey(record.key());
+        InferenceRequest request;
+        try {
+            request = deserializer.deserialize(requestsTopic, record.value());
+            if (request == null) {
+                throw new IllegalArgumentException("record has no value (tombstone)");
+            }
+        } catch (RuntimeException e) {
+            if (isRegistryOutage(e)) {
+                throw e;
+            }
+            deadLetter(record, key, e);
+            return;
+        }
+        long now = context.currentSystemTimeMs();
+        Optional<Rejection> rejection = validator.validate(request, now);
+        String id = request.getRequestId() != null && !request.getRequestId().isBlank() ? request.getRequestId() : key;
+        if (rejection.isEmpty()) {
+            context.forward(new Record<Object, Object>(id, request, record.timestamp(), new RecordHeaders()), TopologyNames.ROUTER);
+            return;
+        }
+        if (id == null) {
+            deadLetter(record, null, new IllegalArgumentException(rejection.get().reason()));
+            return;
+        }
+        reject(id, request, rejection.get(), record.timestamp(), now);
+    }
+
+    private void reject(String id, InferenceRequest request, Rejection rejection, long timestamp, long now) {
+        metrics.rejected(rejection.kind());
+        LOG.info("rejected request {}: {}", id, rejection.reason());
+        context.forward(new Record<Object, Object>(id, Conversions.terminal(id, request, ResponseStatus.REJECTED, rejection.reason(), now),
+                timestamp, new RecordHeaders()), TopologyNames.RESPONSES_SINK);
+        context.forward(new Record<Object, Object>(id, Conversions.refusedDecision(id, request, DecisionOutcome.REJECTED, policy, 0,
+                rejection.reason(), now), timestamp, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
+    }
+
+    private void deadLetter(Record<byte[], byte[]> record, String key, Exception error) {
+        long now = context.currentSystemTimeMs();
+        String message = truncate(String.valueOf(error.getMessage()));
+        Optional<RecordMetadata> source = context.recordMetadata();
+        Headers headers = new RecordHeaders(record.headers().toArray());
+        headers.add(DeadLetterHeaders.SOURCE_TOPIC, utf8(source.map(RecordMetadata::topic).orElse(requestsTopic)));
+        headers.add(DeadLetterHeaders.SOURCE_PARTITION, utf8(source.map(m -> Integer.toString(m.partition())).orElse("-1")));
+        headers.add(DeadLetterHeaders.SOURCE_OFFSET, utf8(source.map(m -> Long.toString(m.offset())).orElse("-1")));
+        headers.add(DeadLetterHeaders.ERROR_CLASS, utf8(error.getClass().getName()));
+        headers.add(DeadLetterHeaders.ERROR_MESSAGE, utf8(message));
+        headers.add(DeadLetterHeaders.FAILED_AT_MS, utf8(Long.toString(now)));
+        context.forward(new Record<Object, Object>(record.key(), record.value(), record.timestamp(), headers), TopologyNames.DLQ_SINK);
+        metrics.deadLettered();
+        LOG.warn("dead-lettered an undecodable request record (key {}, {} bytes) at {}: {}", key == null ? "unreadable" : key,
+                record.value() == null ? 0 : record.value().length,
+                source.map(m -> m.topic() + "-" + m.partition() + "@" + m.offset()).orElse("?"), message);
+        if (key != null) {
+            reject(key, null, new Rejection(Rejection.UNDECODABLE, message), record.timestamp(), now);
+        }
+    }
+
+    /** The key as a request id: strict UTF-8, not blank; null otherwise. */
+    static String readableKey(byte[] key) {
+        if (key == null || key.length == 0) {
+            return null;
+        }
+        try {
+            String s = StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(key)).toString();
+            if (s.isBlank() || s.chars().anyMatch(Character::isISOControl)) {
+                return null;
+            }
+            return s;
+        } catch (CharacterCodingException e) {
+            return null;
+        }
+    }
+
+    static boolean isRegistryOutage(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t instanceof UnknownSchemaIdException) {
+                return false;
+            }
+            if (t instanceof SchemaRegistryException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String truncate(String s) {
+        return s.length() <= MAX_ERROR_CHARS ? s : s.substring(0, MAX_ERROR_CHARS) + "...";
+    }
+}

@@ -1,0 +1,196 @@
+package io.kvroute.router.topology.internal;
+
+import io.kvroute.router.admission.Rejection;
+import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.router.routing.Placement;
+import io.kvroute.router.routing.RouteRequest;
+import io.kvroute.router.routing.Router;
+import io.kvroute.router.routing.RoutingResult;
+import io.kvroute.router.routing.WorkerSnapshot;
+import io.kvroute.schemas.v1.DecisionOutcome;
+import io.kvroute.schemas.v1.InferenceRequest;
+import io.kvroute.schemas.v1.ResponseStatus;
+import io.kvroute.schemas.v1.WorkerTelemetry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.Cancellable;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Places valid requests: candidates from the global telemetry store, then the configured policy.
+ * A placed request goes to its region's dispatch topic on the chosen partition, with a
+ * DISPATCHED decision. A request that fits nowhere yet (no telemetry, every worker saturated)
+ * is parked in the persistent {@value TopologyNames#PARKED_STORE} store and retried in arrival
+ * order on a wall-clock punctuator; if its deadline passes while parked it gets an EXPIRED
+ * terminal, and after {@code parkedMaxMs} a REJECTED one (outcome NO_CAPACITY).
+ *
+ * <p>The {@link Router} (policy, pending-load ledger, prefix index) is shared by every task of
+ * one application instance, so the ledger sees all of this instance's placements whichever
+ * requests partition they came from; calls into it are serialised on the router. It lives in
+ * memory and starts empty after a restart: it is not rebuilt from the decisions topic. It fills
+ * again from new placements, and telemetry soon reflects the old ones. Router instances on
+ * other machines have their own ledgers, so each sees only its own share of a burst.
+ */
+public final class RoutingProcessor implements Processor<String, InferenceRequest, Object, Object> {
+    private static final Logger LOG = LoggerFactory.getLogger(RoutingProcessor.class);
+
+    private final Router router;
+    private final String policyName;
+    private final String telemetryTopic;
+    private final Deserializer<WorkerTelemetry> telemetryDeserializer;
+    private final long retryMs;
+    private final long parkedMaxMs;
+    private final RouterMetrics metrics;
+    private ProcessorContext<Object, Object> context;
+    private TelemetryView telemetry;
+    private KeyValueStore<String, InferenceRequest> parked;
+    private Cancellable retry;
+    private long nextSequence;
+    private long parkedCount;
+
+    public RoutingProcessor(Router router, String telemetryTopic,
+                            Deserializer<WorkerTelemetry> telemetryDeserializer, long retryMs, long parkedMaxMs,
+                            RouterMetrics metrics) {
+        this.router = router;
+        this.policyName = router.policy().name();
+        this.telemetryTopic = telemetryTopic;
+        this.telemetryDeserializer = telemetryDeserializer;
+        this.retryMs = retryMs;
+        this.parkedMaxMs = parkedMaxMs;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public void init(ProcessorContext<Object, Object> context) {
+        this.context = context;
+        this.telemetry = new TelemetryView(context.getStateStore(TopologyNames.TELEMETRY_STORE), telemetryTopic, telemetryDeserializer);
+        this.parked = context.getStateStore(TopologyNames.PARKED_STORE);
+        try (KeyValueIterator<String, InferenceRequest> it = parked.all()) {
+            while (it.hasNext()) {
+                nextSequence = Math.max(nextSequence, ParkedKey.decode(it.next().key).sequence() + 1);
+                parkedCount++;
+            }
+        }
+        metrics.parkedChanged(parkedCount);
+        if (parkedCount > 0) {
+            LOG.info("task {} resumes with {} parked requests", context.taskId(), parkedCount);
+        }
+        retry = context.schedule(Duration.ofMillis(retryMs), PunctuationType.WALL_CLOCK_TIME, ts -> retryParked());
+    }
+
+    @Override
+    public void process(Record<String, InferenceRequest> record) {
+        long now = context.currentSystemTimeMs();
+        InferenceRequest request = record.value();
+        if (tryPlace(request, telemetry.snapshots(), now) != null) {
+            park(request, now);
+        }
+    }
+
+    /** Routes one request; null if it was dispatched, else why not. */
+    private String tryPlace(InferenceRequest request, List<WorkerSnapshot> workers, long now) {
+        RouteRequest routeRequest = Conversions.toRouteRequest(request);
+        long started = System.nanoTime();
+        RoutingResult result;
+        synchronized (router) {
+            result = router.route(routeRequest, workers, now);
+        }
+        metrics.decisionTook(Duration.ofNanos(System.nanoTime() - started));
+        metrics.candidatesConsidered(result.candidates().candidates().size());
+        if (result.placement().isEmpty()) {
+            LOG.debug("no placement for {} yet: {}", request.getRequestId(), result.reason());
+            return result.reason();
+        }
+        Placement placement = result.placement().get();
+        workers.stream().filter(w -> w.workerId().equals(placement.workerId())).findFirst()
+                .ifPresent(w -> metrics.telemetryAge(w.ageMs(now)));
+        String id = request.getRequestId();
+        context.forward(new Record<Object, Object>(id, Conversions.dispatched(request, placement, policyName, now), now,
+                new RecordHeaders()), TopologyNames.DISPATCH_SINK);
+        context.forward(new Record<Object, Object>(id, Conversions.dispatchedDecision(request, placement, policyName,
+                result.candidates().candidates().size(), now), now, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
+        metrics.routed(placement.region(), policyName);
+        return null;
+    }
+
+    private void park(InferenceRequest request, long now) {
+        parked.put(new ParkedKey(nextSequence++, now).encode(), request);
+        parkedCount++;
+        metrics.parkedChanged(1);
+    }
+
+    private void retryParked() {
+        if (parkedCount == 0) {
+            return;
+        }
+        long now = context.currentSystemTimeMs();
+        List<WorkerSnapshot> workers = telemetry.snapshots();
+        List<String> done = new ArrayList<>();
+        try (KeyValueIterator<String, InferenceRequest> it = parked.all()) {
+            while (it.hasNext()) {
+                KeyValue<String, InferenceRequest> entry = it.next();
+                InferenceRequest request = entry.value;
+                ParkedKey key = ParkedKey.decode(entry.key);
+                if (request.getDeadlineMs() != null && request.getDeadlineMs() <= now) {
+                    expire(request, now);
+                    done.add(entry.key);
+                    continue;
+                }
+                String notPlaced = tryPlace(request, workers, now);
+                if (notPlaced == null) {
+                    done.add(entry.key);
+                } else if (now - key.parkedAtMs() >= parkedMaxMs) {
+                    giveUp(request, notPlaced, now);
+                    done.add(entry.key);
+                }
+            }
+        }
+        for (String key : done) {
+            parked.delete(key);
+        }
+        parkedCount -= done.size();
+        metrics.parkedChanged(-done.size());
+    }
+
+    private void expire(InferenceRequest request, long now) {
+        String id = request.getRequestId();
+        String reason = "deadline " + request.getDeadlineMs() + " passed while waiting for capacity (now " + now + ")";
+        metrics.expired();
+        LOG.info("expired parked request {}: {}", id, reason);
+        context.forward(new Record<Object, Object>(id, Conversions.terminal(id, request, ResponseStatus.EXPIRED, reason, now), now,
+                new RecordHeaders()), TopologyNames.RESPONSES_SINK);
+        context.forward(new Record<Object, Object>(id, Conversions.refusedDecision(id, request, DecisionOutcome.NO_CAPACITY,
+                policyName, 0, "expired: " + reason, now), now, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
+    }
+
+    private void giveUp(InferenceRequest request, String lastReason, long now) {
+        String id = request.getRequestId();
+        String reason = new Rejection(Rejection.NO_CAPACITY, "no worker had room for " + parkedMaxMs + " ms; "
+                + lastReason).reason();
+        metrics.rejected(Rejection.NO_CAPACITY);
+        context.forward(new Record<Object, Object>(id, Conversions.terminal(id, request, ResponseStatus.REJECTED, reason, now), now,
+                new RecordHeaders()), TopologyNames.RESPONSES_SINK);
+        context.forward(new Record<Object, Object>(id, Conversions.refusedDecision(id, request, DecisionOutcome.NO_CAPACITY,
+                policyName, 0, reason, now), now, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
+    }
+
+    @Override
+    public void close() {
+        if (retry != null) {
+            retry.cancel();
+        }
+        metrics.parkedChanged(-parkedCount);
+        parkedCount = 0;
+    }
+}

@@ -1,0 +1,101 @@
+package io.kvroute.router.topology.internal;
+
+import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.schemas.v1.WorkerTelemetry;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps the global telemetry store: one entry per worker, holding the raw bytes of its latest
+ * plausible telemetry record. A record that cannot be decoded or reports impossible values
+ * (negative capacity, KV usage outside [0, 1], ...) is skipped with a warning and a metric:
+ * a failure here would stop the global thread and with it the whole router.
+ * A tombstone removes the worker.
+ */
+public final class TelemetryUpdater implements Processor<String, byte[], Void, Void> {
+    private static final Logger LOG = LoggerFactory.getLogger(TelemetryUpdater.class);
+
+    private final String topic;
+    private final Deserializer<WorkerTelemetry> deserializer;
+    private final RouterMetrics metrics;
+    private KeyValueStore<String, byte[]> store;
+
+    public TelemetryUpdater(String topic, Deserializer<WorkerTelemetry> deserializer, RouterMetrics metrics) {
+        this.topic = topic;
+        this.deserializer = deserializer;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public void init(ProcessorContext<Void, Void> context) {
+        store = context.getStateStore(TopologyNames.TELEMETRY_STORE);
+    }
+
+    @Override
+    public void process(Record<String, byte[]> record) {
+        if (record.key() == null || record.key().isBlank()) {
+            skip("no_key", "a telemetry record without a worker id key");
+            return;
+        }
+        if (record.value() == null) {
+            store.delete(record.key());
+            return;
+        }
+        WorkerTelemetry telemetry;
+        try {
+            telemetry = deserializer.deserialize(topic, record.value());
+        } catch (RuntimeException e) {
+            skip("undecodable", "undecodable telemetry for worker " + record.key() + ": " + e.getMessage());
+            return;
+        }
+        String problem = implausibility(telemetry, record.key());
+        if (problem != null) {
+            skip("implausible", "implausible telemetry for worker " + record.key() + ": " + problem);
+            return;
+        }
+        store.put(record.key(), record.value());
+    }
+
+    private void skip(String kind, String message) {
+        metrics.telemetrySkipped(kind);
+        LOG.warn("skipped {}", message);
+    }
+
+    /** Why a decoded record cannot describe a real worker; null if it can. */
+    static String implausibility(WorkerTelemetry t, String key) {
+        if (!key.equals(t.getWorkerId())) {
+            return "workerId '" + t.getWorkerId() + "' differs from the record key";
+        }
+        if (t.getRegion() == null || t.getRegion().isBlank()) {
+            return "no region";
+        }
+        if (t.getKvBlocksTotal() < 0 || t.getKvBlocksUsed() < 0) {
+            return "negative KV capacity " + t.getKvBlocksTotal() + " or usage " + t.getKvBlocksUsed();
+        }
+        if (t.getKvBlocksTotal() > 0 && t.getKvBlocksUsed() > t.getKvBlocksTotal()) {
+            return "KV blocks used " + t.getKvBlocksUsed() + " exceed total " + t.getKvBlocksTotal();
+        }
+        if (!(t.getKvUsage() >= 0.0 && t.getKvUsage() <= 1.0)) {
+            return "kvUsage " + t.getKvUsage() + " outside [0, 1]";
+        }
+        if (t.getRunningRequests() < 0 || t.getWaitingRequests() < 0 || t.getRunningPrefill() < 0 || t.getRunningDecode() < 0
+                || t.getQueuedPrefillTokens() < 0) {
+            return "negative request or token counts";
+        }
+        if (t.getMaxRunningRequests() <= 0) {
+            return "maxRunningRequests " + t.getMaxRunningRequests() + " is not positive";
+        }
+        if (!(t.getTokensPerSecond() >= 0.0) || Double.isInfinite(t.getTokensPerSecond())) {
+            return "tokensPerSecond " + t.getTokensPerSecond() + " is not a finite non-negative number";
+        }
+        if (t.getOwnedPartitions().stream().anyMatch(p -> p == null || p < 0)) {
+            return "negative partition in " + t.getOwnedPartitions();
+        }
+        return null;
+    }
+}

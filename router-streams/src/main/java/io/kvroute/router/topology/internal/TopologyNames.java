@@ -1,0 +1,19 @@
+package io.kvroute.router.topology.internal;
+
+/** Names of the router's processors, sinks and stores; fixed so upgrades keep their state. */
+public final class TopologyNames {
+    public static final String REQUESTS_SOURCE = "kvroute-requests-source";
+    public static final String INTAKE = "kvroute-request-intake";
+    public static final String ROUTER = "kvroute-request-router";
+    public static final String DLQ_SINK = "kvroute-dlq-sink";
+    public static final String RESPONSES_SINK = "kvroute-responses-sink";
+    public static final String DECISIONS_SINK = "kvroute-decisions-sink";
+    public static final String DISPATCH_SINK = "kvroute-dispatch-sink";
+    public static final String TELEMETRY_SOURCE = "kvroute-telemetry-source";
+    public static final String TELEMETRY_UPDATER = "kvroute-telemetry-updater";
+    public static final String TELEMETRY_STORE = "router-worker-telemetry";
+    public static final String PARKED_STORE = "router-parked-requests";
+
+    private TopologyNames() {
+    }
+}

@@ -1,0 +1,148 @@
+package io.kvroute.router;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.kvroute.platform.config.Settings;
+import io.kvroute.platform.kafka.TopicCreator;
+import io.kvroute.platform.testing.TestKafka;
+import io.kvroute.platform.testing.TestRegistry;
+import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.schemas.serde.Serdes;
+import io.kvroute.schemas.topics.KvrouteTopics;
+import io.kvroute.schemas.v1.DecisionOutcome;
+import io.kvroute.schemas.v1.DispatchedRequest;
+import io.kvroute.schemas.v1.InferenceRequest;
+import io.kvroute.schemas.v1.RoutingDecision;
+import io.kvroute.schemas.v1.WorkerStatus;
+import io.kvroute.schemas.v1.WorkerTelemetry;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RouterAppIntegrationTest {
+
+    @TempDir
+    Path stateDir;
+
+    private Map<String, String> settings(String prefix) {
+        Map<String, String> s = new HashMap<>();
+        s.put("bootstrap.servers", TestKafka.bootstrapServers());
+        s.put("schema.registry.url", TestRegistry.url());
+        s.put("kvroute.topic.prefix", prefix);
+        s.put("router.application.id", "router-it-" + UUID.randomUUID());
+        s.put("router.regions", "us-east");
+        s.put("router.state.dir", stateDir.toString());
+        s.put("router.metrics.port", "0");
+        // the test's telemetry is produced once; keep it fresh for the whole test
+        s.put("router.telemetry.ttl.ms", "120000");
+        return s;
+    }
+
+    @Test
+    void shouldParkUntilAWorkerReportsThenDispatchOnItsPartition() throws Exception {
+        String prefix = "it-" + UUID.randomUUID().toString().substring(0, 8);
+        KvrouteTopics topics = new KvrouteTopics(prefix, 2);
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", TestKafka.bootstrapServers()))) {
+            new TopicCreator(admin, (short) 1).ensure(topics.all(Map.of("us-east", 2)));
+        }
+        Serdes serdes = Serdes.forRegistryUrl(TestRegistry.url());
+
+        try (RouterApp app = RouterApp.start(Settings.of(settings(prefix)));
+             KafkaProducer<String, Object> producer = producer(serdes)) {
+            assertThat(app.awaitRunning(Duration.ofSeconds(60))).isTrue();
+
+            long now = System.currentTimeMillis();
+            InferenceRequest request = InferenceRequest.newBuilder()
+                    .setRequestId("it-req-1").setTenant("tenant-it").setModel("llama-3.1-8b").setPrompt("Hello there")
+                    .setMaxTokens(16).setPrefixBlockHashes(List.of(1L, 2L)).setPromptTokenEstimate(3).setSubmittedAtMs(now)
+                    .build();
+            producer.send(new ProducerRecord<>(topics.requests().name(), "it-req-1", request)).get();
+            // no worker has reported yet: the request waits in the router's parked store
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> app.meterRegistry().get(RouterMetrics.REQUESTS_PARKED).gauge().value() == 1.0);
+
+            WorkerTelemetry telemetry = WorkerTelemetry.newBuilder()
+                    .setWorkerId("east-gpu-1").setRegion("us-east").setModels(List.of("llama-3.1-8b"))
+                    .setOwnedPartitions(List.of(1)).setKvBlocksTotal(28_000).setKvBlocksUsed(0).setKvUsage(0.0)
+                    .setRunningRequests(0).setWaitingRequests(0).setStatus(WorkerStatus.HEALTHY)
+                    .setObservedAtMs(System.currentTimeMillis())
+                    .build();
+            producer.send(new ProducerRecord<>(topics.workerTelemetry().name(), "east-gpu-1", telemetry)).get();
+
+            List<ConsumerRecord<String, DispatchedRequest>> dispatched = readAtLeastOne(
+                    topics.dispatchTopic("us-east"), serdes.valueSerde(DispatchedRequest.class).deserializer());
+            assertThat(dispatched).hasSize(1);
+            assertThat(dispatched.get(0).key()).isEqualTo("it-req-1");
+            assertThat(dispatched.get(0).partition()).isEqualTo(1);
+            assertThat(dispatched.get(0).value().getWorkerId()).isEqualTo("east-gpu-1");
+
+            List<ConsumerRecord<String, RoutingDecision>> decisions = readAtLeastOne(
+                    topics.decisions().name(), serdes.valueSerde(RoutingDecision.class).deserializer());
+            assertThat(decisions).extracting(r -> r.value().getOutcome()).containsExactly(DecisionOutcome.DISPATCHED);
+
+            HttpResponse<String> metrics = HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + app.metricsPort() + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(metrics.body()).contains("kvroute_router_requests_routed").contains("kafka_stream");
+        }
+    }
+
+    @Test
+    void shouldFailFastWhenTheRequestsTopicIsMissing() {
+        Map<String, String> s = settings("missing-" + UUID.randomUUID().toString().substring(0, 8));
+        s.put("router.metrics.port", "-1");
+        assertThatThrownBy(() -> RouterApp.start(Settings.of(s)))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("requests topic")
+                .hasMessageContaining(".requests does not exist");
+    }
+
+    private static KafkaProducer<String, Object> producer(Serdes serdes) {
+        Map<String, Object> config = new HashMap<>(TestKafka.clientConfig());
+        config.put("enable.idempotence", "true");
+        config.put("acks", "all");
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        org.apache.kafka.common.serialization.Serializer<Object> values = (topic, data) ->
+                data instanceof WorkerTelemetry t
+                        ? serdes.valueSerde(WorkerTelemetry.class).serializer().serialize(topic, t)
+                        : serdes.valueSerde(InferenceRequest.class).serializer().serialize(topic, (InferenceRequest) data);
+        return new KafkaProducer<>(config, new StringSerializer(), values);
+    }
+
+    private static <V> List<ConsumerRecord<String, V>> readAtLeastOne(String topic, Deserializer<V> values) {
+        Map<String, Object> config = new HashMap<>(TestKafka.clientConfig());
+        config.put("group.id", "it-reader-" + UUID.randomUUID());
+        config.put("auto.offset.reset", "earliest");
+        config.put("isolation.level", "read_committed");
+        List<ConsumerRecord<String, V>> records = new ArrayList<>();
+        try (KafkaConsumer<String, V> consumer = new KafkaConsumer<>(config, new StringDeserializer(), values)) {
+            consumer.subscribe(List.of(topic));
+            await().atMost(Duration.ofSeconds(60)).until(() -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+                return !records.isEmpty();
+            });
+            consumer.poll(Duration.ofMillis(500)).forEach(records::add);
+        }
+        return records;
+    }
+}

@@ -1,0 +1,102 @@
+package io.kvroute.router.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.kvroute.platform.config.ConfigException;
+import io.kvroute.platform.config.Settings;
+import io.kvroute.router.RouterApp;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RouterConfigTest {
+
+    private static Map<String, String> minimal() {
+        Map<String, String> m = new HashMap<>();
+        m.put("bootstrap.servers", "127.0.0.1:9092");
+        m.put("schema.registry.url", "mock://config-test");
+        m.put("router.regions", "us-east,eu-west");
+        return m;
+    }
+
+    private static RouterConfig with(String key, String value) {
+        Map<String, String> m = minimal();
+        m.put(key, value);
+        return RouterConfig.from(Settings.of(m));
+    }
+
+    @Test
+    void shouldApplyDefaults() {
+        RouterConfig config = RouterConfig.from(Settings.of(minimal()));
+        assertThat(config.policy()).isEqualTo("kvroute");
+        assertThat(config.applicationId()).isEqualTo("kvroute-router");
+        assertThat(config.topics().requests().name()).isEqualTo("kvroute.requests");
+        assertThat(config.modelContextTokens()).containsEntry("llama-3.1-8b", 131_072);
+        assertThat(config.routing().telemetryTtlMs()).isEqualTo(2_000);
+        assertThat(config.metricsPort()).isEqualTo(-1);
+        assertThat(config.parkedRetryMs()).isEqualTo(50);
+        assertThat(config.stateDir().toString()).contains("kvroute-router-kvroute-router");
+        Properties streams = config.streamsProperties();
+        assertThat(streams.getProperty("processing.guarantee")).isEqualTo("exactly_once_v2");
+        assertThat(streams.getProperty("commit.interval.ms")).isEqualTo("50");
+        assertThat(streams.getProperty("application.id")).isEqualTo("kvroute-router");
+    }
+
+    @Test
+    void shouldPassKafkaSettingsThrough() {
+        Properties streams = with("kafka.num.stream.threads", "2").streamsProperties();
+        assertThat(streams.getProperty("num.stream.threads")).isEqualTo("2");
+    }
+
+    @Test
+    void shouldRefuseToWeakenExactlyOnce() {
+        assertThatThrownBy(() -> with("kafka.processing.guarantee", "at_least_once"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("kafka.processing.guarantee").hasMessageContaining("at_least_once");
+    }
+
+    @Test
+    void shouldNameTheKeyAndValueOfABadSetting() {
+        assertThatThrownBy(() -> with("router.policy", "random"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("router.policy").hasMessageContaining("random");
+        assertThatThrownBy(() -> with("router.telemetry.ttl.ms", "soon"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("router.telemetry.ttl.ms").hasMessageContaining("soon");
+        assertThatThrownBy(() -> with("router.models", "llama:big"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("router.models").hasMessageContaining("llama:big");
+        assertThatThrownBy(() -> with("router.regions", "US East"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("router.regions").hasMessageContaining("US East");
+        assertThatThrownBy(() -> with("router.metrics.port", "70000"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("router.metrics.port").hasMessageContaining("70000");
+        assertThatThrownBy(() -> with("schema.registry.url", "localhost:8081"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("schema.registry.url");
+    }
+
+    @Test
+    void shouldRequireBootstrapServersAndRegions() {
+        Map<String, String> m = minimal();
+        m.remove("bootstrap.servers");
+        assertThatThrownBy(() -> RouterConfig.from(Settings.of(m))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("bootstrap.servers");
+        Map<String, String> n = minimal();
+        n.remove("router.regions");
+        assertThatThrownBy(() -> RouterConfig.from(Settings.of(n))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("router.regions");
+    }
+
+    @Test
+    void shouldLayerFileEnvironmentAndArguments(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("router.properties");
+        Files.writeString(file, "bootstrap.servers=file:9092\nschema.registry.url=mock://x\nrouter.regions=us-east\nrouter.policy=least-queue\n");
+        Settings settings = RouterApp.settingsFrom(new String[] {"--config", file.toString(), "router.policy=round-robin"},
+                Map.of("KVROUTE_BOOTSTRAP_SERVERS", "env:9092", "KVROUTE_ROUTER_TELEMETRY_TTL_MS", "700"));
+        RouterConfig config = RouterConfig.from(settings);
+        assertThat(config.bootstrapServers()).isEqualTo("env:9092");
+        assertThat(config.policy()).isEqualTo("round-robin");
+        assertThat(config.routing().telemetryTtlMs()).isEqualTo(700);
+    }
+}

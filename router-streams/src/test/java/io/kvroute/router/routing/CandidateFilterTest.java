@@ -1,0 +1,94 @@
+package io.kvroute.router.routing;
+
+import static io.kvroute.router.routing.Fleet.NOW;
+import static io.kvroute.router.routing.Fleet.request;
+import static io.kvroute.router.routing.Fleet.worker;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class CandidateFilterTest {
+    private final RouterState state = new RouterState(Fleet.settings());
+    private final CandidateFilter filter = new CandidateFilter(state);
+
+    @Test
+    void shouldExcludeStaleTelemetry() {
+        WorkerSnapshot fresh = worker("w-a").observedAtMs(NOW - 1_999).build();
+        WorkerSnapshot stale = worker("w-b").observedAtMs(NOW - 2_001).build();
+
+        CandidateSet set = filter.filter(request("r1", 100), List.of(fresh, stale), NOW);
+
+        assertThat(set.candidates()).extracting(WorkerSnapshot::workerId).containsExactly("w-a");
+        assertThat(set.excludedCount(Exclusion.STALE)).isEqualTo(1);
+        assertThat(set.exclusionSummary()).isEqualTo("1 worker stale telemetry");
+    }
+
+    @Test
+    void shouldExcludeRegionsTheRequestDoesNotAllow() {
+        WorkerSnapshot east = worker("w-a").build();
+        WorkerSnapshot west = WorkerSnapshot.builder("w-b", "eu-west").observedAtMs(NOW).build();
+        RouteRequest westOnly = new RouteRequest("r1", "t", Fleet.MODEL, 100, null, 64, 10, Set.of("eu-west"), "BATCH",
+                RouteRequest.NO_DEADLINE);
+
+        CandidateSet set = filter.filter(westOnly, List.of(east, west), NOW);
+
+        assertThat(set.candidates()).extracting(WorkerSnapshot::workerId).containsExactly("w-b");
+        assertThat(set.excludedCount(Exclusion.REGION_NOT_ALLOWED)).isEqualTo(1);
+    }
+
+    @Test
+    void shouldExcludeWorkersInRegionsTheRouterDoesNotKnow() {
+        WorkerSnapshot unknown = WorkerSnapshot.builder("w-x", "ap-south").observedAtMs(NOW).build();
+        assertThat(filter.filter(request("r1", 100), List.of(unknown), NOW).excludedCount(Exclusion.REGION_NOT_ALLOWED)).isEqualTo(1);
+    }
+
+    @Test
+    void shouldExcludeWorkersNotServingTheModel() {
+        WorkerSnapshot other = worker("w-a").models(Set.of("qwen-32b")).build();
+        CandidateSet set = filter.filter(request("r1", 100), List.of(other), NOW);
+        assertThat(set.isEmpty()).isTrue();
+        assertThat(set.excludedCount(Exclusion.MODEL_NOT_SERVED)).isEqualTo(1);
+    }
+
+    @Test
+    void shouldExcludeSaturatedWorkers() {
+        WorkerSnapshot queueFull = worker("w-a").maxRunning(10).running(10).waiting(10).build();
+        WorkerSnapshot kvFull = worker("w-b").kvBlocks(1_000, 990).build();
+        WorkerSnapshot fine = worker("w-c").build();
+
+        CandidateSet set = filter.filter(request("r1", 100), List.of(queueFull, kvFull, fine), NOW);
+
+        assertThat(set.candidates()).extracting(WorkerSnapshot::workerId).containsExactly("w-c");
+        assertThat(set.excludedCount(Exclusion.SATURATED)).isEqualTo(2);
+    }
+
+    @Test
+    void shouldCountPendingLoadTowardsSaturation() {
+        WorkerSnapshot almostFull = worker("w-a").maxRunning(10).running(10).waiting(9).build();
+        assertThat(filter.filter(request("r1", 100), List.of(almostFull), NOW).isEmpty()).isFalse();
+
+        state.ledger().add("w-a", 0, 100, 10, NOW);
+
+        assertThat(filter.filter(request("r2", 100), List.of(almostFull), NOW).excludedCount(Exclusion.SATURATED)).isEqualTo(1);
+    }
+
+    @Test
+    void shouldUseDegradedWorkersOnlyWhenNoHealthyOneFits() {
+        WorkerSnapshot degraded = worker("w-a").status(WorkerHealth.DEGRADED).build();
+        WorkerSnapshot healthy = worker("w-b").build();
+        WorkerSnapshot draining = worker("w-c").status(WorkerHealth.DRAINING).build();
+
+        assertThat(filter.filter(request("r1", 100), List.of(degraded, healthy, draining), NOW).candidates())
+                .extracting(WorkerSnapshot::workerId).containsExactly("w-b");
+        assertThat(filter.filter(request("r2", 100), List.of(degraded, draining), NOW).candidates())
+                .extracting(WorkerSnapshot::workerId).containsExactly("w-a");
+    }
+
+    @Test
+    void shouldExcludeWorkersOwningNoPartition() {
+        WorkerSnapshot idle = worker("w-a").ownedPartitions(List.of()).build();
+        assertThat(filter.filter(request("r1", 100), List.of(idle), NOW).excludedCount(Exclusion.NO_PARTITIONS)).isEqualTo(1);
+    }
+}

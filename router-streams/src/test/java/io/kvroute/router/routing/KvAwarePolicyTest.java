@@ -1,0 +1,100 @@
+package io.kvroute.router.routing;
+
+import static io.kvroute.router.routing.Fleet.NOW;
+import static io.kvroute.router.routing.Fleet.blocks;
+import static io.kvroute.router.routing.Fleet.request;
+import static io.kvroute.router.routing.Fleet.worker;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class KvAwarePolicyTest {
+    private final Router router = Router.create(KvAwarePolicy.NAME, Fleet.settings());
+
+    @Test
+    void shouldPreferWorkerHoldingThePrefix() {
+        List<WorkerSnapshot> fleet = List.of(worker("w-a").build(), worker("w-b").build(), worker("w-c").build());
+        long[] shared = blocks(40, 7);
+        router.state().prefixIndex().record("w-c", shared, NOW - 50);
+
+        RoutingResult result = router.route(request("r1", 2_600, shared), fleet, NOW);
+
+        Placement placement = result.placement().orElseThrow();
+        assertThat(placement.workerId()).isEqualTo("w-c");
+        assertThat(placement.matchedBlocks()).isEqualTo(40);
+        assertThat(placement.reason()).contains("40 prefix blocks cached");
+        assertThat(placement.topCandidates()).hasSize(3);
+        assertThat(placement.topCandidates().get(0).components())
+                .containsKeys("queue_ms", "prefill_ms", "kv", "prefix_blocks");
+    }
+
+    @Test
+    void shouldSpreadABurstAcrossWorkersThroughTheLedger() {
+        List<WorkerSnapshot> fleet = List.of(worker("w-a").build(), worker("w-b").build(), worker("w-c").build(),
+                worker("w-d").build());
+        Map<String, Integer> perWorker = new HashMap<>();
+        for (int i = 0; i < 40; i++) {
+            Placement p = router.route(request("burst-" + i, 4_000, blocks(60, 1_000 + i)), fleet, NOW + i).placement().orElseThrow();
+            perWorker.merge(p.workerId(), 1, Integer::sum);
+        }
+        assertThat(perWorker).containsOnlyKeys("w-a", "w-b", "w-c", "w-d");
+        assertThat(perWorker.values()).allSatisfy(n -> assertThat(n).isBetween(9, 11));
+    }
+
+    @Test
+    void shouldAvoidAWorkerWhoseKvWouldPassTheHeadroom() {
+        long[] shared = blocks(20, 3);
+        WorkerSnapshot full = worker("w-a").kvBlocks(10_000, 9_600).build();
+        WorkerSnapshot roomy = worker("w-b").kvBlocks(10_000, 2_000).build();
+        router.state().prefixIndex().record("w-a", shared, NOW - 10);
+
+        Placement placement = router.route(request("r1", 3_000, shared), List.of(full, roomy), NOW).placement().orElseThrow();
+
+        assertThat(placement.workerId()).isEqualTo("w-b");
+        ScoredCandidate penalised = placement.topCandidates().stream().filter(c -> c.workerId().equals("w-a")).findFirst().orElseThrow();
+        assertThat(penalised.components().get("kv_penalty_ms")).isPositive();
+    }
+
+    @Test
+    void shouldPickALessLoadedWorkerWhenThePrefixHolderIsHeavilyQueued() {
+        long[] shared = blocks(16, 11);
+        WorkerSnapshot holder = worker("w-a").queuedPrefillTokens(400_000).running(120).runningDecode(100).build();
+        WorkerSnapshot idle = worker("w-b").build();
+        router.state().prefixIndex().record("w-a", shared, NOW - 10);
+
+        Placement placement = router.route(request("r1", 1_100, shared), List.of(holder, idle), NOW).placement().orElseThrow();
+
+        assertThat(placement.workerId()).isEqualTo("w-b");
+        assertThat(placement.matchedBlocks()).isZero();
+    }
+
+    @Test
+    void shouldKeepAPrefixGroupOnTheWorkerThatComputedIt() {
+        long[] system = blocks(100, 42);
+        String holder = router.route(request("r0", 6_500, system),
+                List.of(worker("w-a").build(), worker("w-b").build()), NOW).placement().orElseThrow().workerId();
+        List<WorkerSnapshot> later = List.of(worker("w-a").observedAtMs(NOW + 1_000).build(),
+                worker("w-b").observedAtMs(NOW + 1_000).build());
+        for (int i = 1; i < 4; i++) {
+            assertThat(router.route(request("r" + i, 6_500, system), later, NOW + 1_000 + i).placement().orElseThrow().workerId())
+                    .isEqualTo(holder);
+        }
+    }
+
+    @Test
+    void shouldChooseTheOwnedPartitionWithLeastPendingLoad() {
+        WorkerSnapshot worker = worker("w-a").ownedPartitions(List.of(3, 5)).build();
+        int first = router.route(request("r1", 500), List.of(worker), NOW).placement().orElseThrow().partition();
+        int second = router.route(request("r2", 500), List.of(worker), NOW + 1).placement().orElseThrow().partition();
+        assertThat(List.of(first, second)).containsExactly(3, 5);
+    }
+
+    @Test
+    void shouldBreakTiesByWorkerId() {
+        List<WorkerSnapshot> fleet = List.of(worker("w-b").build(), worker("w-a").build());
+        assertThat(router.route(request("r1", 500), fleet, NOW).placement().orElseThrow().workerId()).isEqualTo("w-a");
+    }
+}

@@ -1,0 +1,40 @@
+package io.kvroute.router.topology;
+
+import io.kvroute.schemas.v1.InferenceRequest;
+import io.kvroute.schemas.v1.WorkerStatus;
+import io.kvroute.schemas.v1.WorkerTelemetry;
+import java.util.List;
+
+/** Valid records to start tests from. */
+final class Records {
+    private Records() {
+    }
+
+    static InferenceRequest.Builder request(String id, long submittedAtMs) {
+        return InferenceRequest.newBuilder()
+                .setRequestId(id)
+                .setTenant("tenant-a")
+                .setModel("llama-3.1-8b")
+                .setPrompt("Summarise the attached report in three bullet points.")
+                .setMaxTokens(64)
+                .setPrefixBlockHashes(List.of(11L, 12L, 13L))
+                .setPromptTokenEstimate(150)
+                .setSubmittedAtMs(submittedAtMs);
+    }
+
+    static WorkerTelemetry.Builder telemetry(String workerId, String region, List<Integer> partitions, long observedAtMs) {
+        return WorkerTelemetry.newBuilder()
+                .setWorkerId(workerId)
+                .setRegion(region)
+                .setModels(List.of("llama-3.1-8b"))
+                .setOwnedPartitions(partitions)
+                .setKvBlocksTotal(28_000)
+                .setKvBlocksUsed(1_000)
+                .setKvUsage(1_000 / 28_000.0)
+                .setRunningRequests(2)
+                .setWaitingRequests(0)
+                .setRunningDecode(2)
+                .setStatus(WorkerStatus.HEALTHY)
+                .setObservedAtMs(observedAtMs);
+    }
+}

@@ -1,0 +1,321 @@
+package io.kvroute.router.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvroute.platform.config.Settings;
+import io.kvroute.router.config.RouterConfig;
+import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.schemas.serde.Serdes;
+import io.kvroute.schemas.topics.DeadLetterHeaders;
+import io.kvroute.schemas.v1.DecisionOutcome;
+import io.kvroute.schemas.v1.DispatchedRequest;
+import io.kvroute.schemas.v1.InferenceRequest;
+import io.kvroute.schemas.v1.ResponseEvent;
+import io.kvroute.schemas.v1.ResponseStatus;
+import io.kvroute.schemas.v1.RoutingDecision;
+import io.kvroute.schemas.v1.WorkerTelemetry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class RouterTopologyTest {
+    private static final long T0 = 1_800_000_000_000L;
+
+    @TempDir
+    Path stateDir;
+
+    private RouterConfig config;
+    private Serdes serdes;
+    private RouterMetrics metrics;
+    private TopologyTestDriver driver;
+    private TestInputTopic<String, InferenceRequest> requests;
+    private TestInputTopic<byte[], byte[]> rawRequests;
+    private TestInputTopic<String, WorkerTelemetry> telemetry;
+    private TestInputTopic<String, byte[]> rawTelemetry;
+    private TestOutputTopic<String, DispatchedRequest> dispatchEast;
+    private TestOutputTopic<String, DispatchedRequest> dispatchWest;
+    private TestOutputTopic<String, RoutingDecision> decisions;
+    private TestOutputTopic<String, ResponseEvent> responses;
+    private TestOutputTopic<byte[], byte[]> deadLetters;
+
+    @BeforeEach
+    void startDriver() {
+        Map<String, String> settings = new HashMap<>();
+        settings.put("bootstrap.servers", "unused:9092");
+        settings.put("schema.registry.url", "mock://router-topology-" + UUID.randomUUID());
+        settings.put("router.regions", "us-east,eu-west");
+        settings.put("router.models", "llama-3.1-8b:8192");
+        settings.put("router.max.prompt.tokens", "6000");
+        settings.put("router.state.dir", stateDir.toString());
+        config = RouterConfig.from(Settings.of(settings));
+        serdes = new Serdes(config.serdeConfig());
+        metrics = new RouterMetrics(new SimpleMeterRegistry());
+        Properties props = config.streamsProperties();
+        driver = new TopologyTestDriver(RouterTopology.build(config, serdes, metrics), props, Instant.ofEpochMilli(T0));
+        var topics = config.topics();
+        requests = driver.createInputTopic(topics.requests().name(), new StringSerializer(),
+                serdes.valueSerde(InferenceRequest.class).serializer());
+        rawRequests = driver.createInputTopic(topics.requests().name(), new ByteArraySerializer(), new ByteArraySerializer());
+        telemetry = driver.createInputTopic(topics.workerTelemetry().name(), new StringSerializer(),
+                serdes.valueSerde(WorkerTelemetry.class).serializer());
+        rawTelemetry = driver.createInputTopic(topics.workerTelemetry().name(), new StringSerializer(), new ByteArraySerializer());
+        dispatchEast = driver.createOutputTopic(topics.dispatchTopic("us-east"), new StringDeserializer(),
+                serdes.valueSerde(DispatchedRequest.class).deserializer());
+        dispatchWest = driver.createOutputTopic(topics.dispatchTopic("eu-west"), new StringDeserializer(),
+                serdes.valueSerde(DispatchedRequest.class).deserializer());
+        decisions = driver.createOutputTopic(topics.decisions().name(), new StringDeserializer(),
+                serdes.valueSerde(RoutingDecision.class).deserializer());
+        responses = driver.createOutputTopic(topics.responses().name(), new StringDeserializer(),
+                serdes.valueSerde(ResponseEvent.class).deserializer());
+        deadLetters = driver.createOutputTopic(topics.deadLetters().name(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    @AfterEach
+    void closeDriver() {
+        driver.close();
+    }
+
+    private long now() {
+        return T0 + elapsed;
+    }
+
+    private long elapsed;
+
+    private void advance(long ms) {
+        elapsed += ms;
+        driver.advanceWallClockTime(Duration.ofMillis(ms));
+    }
+
+    private void report(String workerId, String region, List<Integer> partitions) {
+        telemetry.pipeInput(workerId, Records.telemetry(workerId, region, partitions, now()).build());
+    }
+
+    @Test
+    void shouldDispatchAValidRequestToTheChosenRegionAndPartitionWithADecision() {
+        report("east-1", "us-east", List.of(2, 3));
+        InferenceRequest request = Records.request("req-1", now()).setAllowedRegions(List.of("us-east")).build();
+
+        requests.pipeInput("req-1", request);
+
+        TestRecord<String, DispatchedRequest> dispatched = dispatchEast.readRecord();
+        assertThat(dispatched.key()).isEqualTo("req-1");
+        assertThat(dispatched.value().getWorkerId()).isEqualTo("east-1");
+        assertThat(dispatched.value().getRegion()).isEqualTo("us-east");
+        assertThat(dispatched.value().getPartition()).isEqualTo(2);
+        assertThat(dispatched.value().getAttempt()).isEqualTo(1);
+        assertThat(dispatched.value().getPolicy()).isEqualTo("kvroute");
+        assertThat(dispatched.value().getRequest()).isEqualTo(request);
+        assertThat(dispatchWest.isEmpty()).isTrue();
+
+        RoutingDecision decision = decisions.readValue();
+        assertThat(decision.getOutcome()).isEqualTo(DecisionOutcome.DISPATCHED);
+        assertThat(decision.getWorkerId()).isEqualTo("east-1");
+        assertThat(decision.getPartition()).isEqualTo(2);
+        assertThat(decision.getCandidatesConsidered()).isEqualTo(1);
+        assertThat(decision.getPromptBlocks()).isEqualTo(3);
+        assertThat(decision.getTopCandidates()).hasSize(1);
+        assertThat(decision.getTopCandidates().get(0).getComponents()).containsKeys("queue_ms", "prefill_ms", "kv");
+        assertThat(decision.getReason()).startsWith("lowest estimated TTFT");
+        assertThat(decision.getReason()).doesNotContain("Summarise");
+        assertThat(responses.isEmpty()).isTrue();
+        assertThat(metrics.registry().counter(RouterMetrics.REQUESTS_ROUTED, "region", "us-east", "policy", "kvroute").count())
+                .isEqualTo(1.0);
+    }
+
+    @Test
+    void shouldSendGarbageToTheDeadLetterTopicAndRejectItsKey() {
+        byte[] garbage = "definitely not avro".getBytes(StandardCharsets.UTF_8);
+        rawRequests.pipeInput("bad-1".getBytes(StandardCharsets.UTF_8), garbage);
+
+        TestRecord<byte[], byte[]> dead = deadLetters.readRecord();
+        assertThat(new String(dead.key(), StandardCharsets.UTF_8)).isEqualTo("bad-1");
+        assertThat(dead.value()).isEqualTo(garbage);
+        assertThat(header(dead, DeadLetterHeaders.SOURCE_TOPIC)).isEqualTo("kvroute.requests");
+        assertThat(header(dead, DeadLetterHeaders.SOURCE_PARTITION)).isEqualTo("0");
+        assertThat(header(dead, DeadLetterHeaders.SOURCE_OFFSET)).isEqualTo("0");
+        assertThat(header(dead, DeadLetterHeaders.ERROR_CLASS)).contains("SerializationException");
+        assertThat(header(dead, DeadLetterHeaders.ERROR_MESSAGE)).contains("magic byte");
+        assertThat(header(dead, DeadLetterHeaders.FAILED_AT_MS)).isEqualTo(Long.toString(T0));
+
+        ResponseEvent response = responses.readValue();
+        assertThat(response.getRequestId()).isEqualTo("bad-1");
+        assertThat(response.getAttempt()).isEqualTo(1);
+        assertThat(response.getSequence()).isZero();
+        assertThat(response.getTerminal().getStatus()).isEqualTo(ResponseStatus.REJECTED);
+        assertThat(response.getTerminal().getError()).startsWith("undecodable");
+        assertThat(decisions.readValue().getOutcome()).isEqualTo(DecisionOutcome.REJECTED);
+        assertThat(metrics.registry().counter(RouterMetrics.REQUESTS_DEAD_LETTERED).count()).isEqualTo(1.0);
+    }
+
+    @Test
+    void shouldDeadLetterTruncatedAndUnknownSchemaRecordsAndKeepRouting() {
+        report("east-1", "us-east", List.of(0));
+        byte[] valid = serdes.valueSerde(InferenceRequest.class).serializer()
+                .serialize(config.topics().requests().name(), Records.request("whole", now()).build());
+        rawRequests.pipeInput("cut".getBytes(StandardCharsets.UTF_8), Arrays.copyOf(valid, valid.length / 2));
+        byte[] unknownId = valid.clone();
+        unknownId[1] = 0x7f;
+        rawRequests.pipeInput("unknown-id".getBytes(StandardCharsets.UTF_8), unknownId);
+        rawRequests.pipeInput(new byte[] {(byte) 0xc3, (byte) 0x28}, new byte[] {1, 2, 3});
+        requests.pipeInput("fine", Records.request("fine", now()).build());
+
+        List<TestRecord<byte[], byte[]>> dead = deadLetters.readRecordsToList();
+        assertThat(dead).hasSize(3);
+        assertThat(header(dead.get(0), DeadLetterHeaders.ERROR_MESSAGE)).contains("truncated");
+        assertThat(header(dead.get(1), DeadLetterHeaders.ERROR_MESSAGE)).contains("unknown schema id");
+        assertThat(responses.readRecordsToList()).extracting(TestRecord::key).containsExactly("cut", "unknown-id");
+        assertThat(dispatchEast.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("fine");
+    }
+
+    static Stream<Arguments> invalidRequests() {
+        return Stream.of(
+                Arguments.of("empty_request_id", (Consumer<InferenceRequest.Builder>) b -> b.setRequestId("")),
+                Arguments.of("empty_prompt", (Consumer<InferenceRequest.Builder>) b -> b.setPrompt("").setMessages(List.of())),
+                Arguments.of("max_tokens", (Consumer<InferenceRequest.Builder>) b -> b.setMaxTokens(0)),
+                Arguments.of("max_tokens", (Consumer<InferenceRequest.Builder>) b -> b.setMaxTokens(8193)),
+                Arguments.of("prompt_too_long", (Consumer<InferenceRequest.Builder>) b -> b.setPromptTokenEstimate(6001)),
+                Arguments.of("unknown_model", (Consumer<InferenceRequest.Builder>) b -> b.setModel("gpt-9")),
+                Arguments.of("deadline_passed", (Consumer<InferenceRequest.Builder>) b -> b.setDeadlineMs(T0 - 1)),
+                Arguments.of("unknown_region", (Consumer<InferenceRequest.Builder>) b -> b.setAllowedRegions(List.of("mars-1"))));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("invalidRequests")
+    void shouldRejectAnInvalidRequestWithItsReason(String kind, Consumer<InferenceRequest.Builder> breakIt) {
+        report("east-1", "us-east", List.of(0));
+        InferenceRequest.Builder builder = Records.request("req-x", now());
+        breakIt.accept(builder);
+
+        requests.pipeInput("req-x", builder.build());
+
+        ResponseEvent response = responses.readValue();
+        assertThat(response.getRequestId()).isEqualTo("req-x");
+        assertThat(response.getTerminal().getStatus()).isEqualTo(ResponseStatus.REJECTED);
+        assertThat(response.getTerminal().getError()).startsWith(kind + ":");
+        RoutingDecision decision = decisions.readValue();
+        assertThat(decision.getOutcome()).isEqualTo(DecisionOutcome.REJECTED);
+        assertThat(decision.getReason()).startsWith(kind + ":");
+        assertThat(dispatchEast.isEmpty()).isTrue();
+        assertThat(metrics.registry().counter(RouterMetrics.REQUESTS_REJECTED, "reason", kind).count()).isEqualTo(1.0);
+    }
+
+    @Test
+    void shouldParkARequestUntilAWorkerReports() {
+        requests.pipeInput("early", Records.request("early", now()).build());
+        requests.pipeInput("early-2", Records.request("early-2", now()).build());
+        assertThat(dispatchEast.isEmpty()).isTrue();
+        assertThat(decisions.isEmpty()).isTrue();
+        assertThat(metrics.parked()).isEqualTo(2);
+
+        advance(200);
+        assertThat(dispatchEast.isEmpty()).isTrue();
+
+        report("east-1", "us-east", List.of(0, 1));
+        advance(100);
+
+        assertThat(dispatchEast.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("early", "early-2");
+        assertThat(decisions.readValuesToList()).extracting(RoutingDecision::getOutcome)
+                .containsExactly(DecisionOutcome.DISPATCHED, DecisionOutcome.DISPATCHED);
+        assertThat(metrics.parked()).isZero();
+    }
+
+    @Test
+    void shouldParkWhileTheOnlyWorkerHasStaleTelemetry() {
+        report("east-1", "us-east", List.of(0));
+        advance(2_500);
+        requests.pipeInput("late", Records.request("late", now()).build());
+        assertThat(dispatchEast.isEmpty()).isTrue();
+
+        report("east-1", "us-east", List.of(0));
+        advance(60);
+
+        assertThat(dispatchEast.readKeyValue().key).isEqualTo("late");
+    }
+
+    @Test
+    void shouldExpireAParkedRequestWhoseDeadlinePasses() {
+        requests.pipeInput("hurry", Records.request("hurry", now()).setDeadlineMs(T0 + 300).build());
+        advance(100);
+        assertThat(responses.isEmpty()).isTrue();
+
+        advance(300);
+
+        ResponseEvent response = responses.readValue();
+        assertThat(response.getRequestId()).isEqualTo("hurry");
+        assertThat(response.getTerminal().getStatus()).isEqualTo(ResponseStatus.EXPIRED);
+        RoutingDecision decision = decisions.readValue();
+        assertThat(decision.getOutcome()).isEqualTo(DecisionOutcome.NO_CAPACITY);
+        assertThat(decision.getReason()).startsWith("expired");
+        assertThat(metrics.parked()).isZero();
+
+        report("east-1", "us-east", List.of(0));
+        advance(100);
+        assertThat(dispatchEast.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldSkipGarbageAndImpossibleTelemetryWithoutStopping() {
+        rawTelemetry.pipeInput("east-1", new byte[] {9, 9, 9});
+        telemetry.pipeInput("east-2", Records.telemetry("east-2", "us-east", List.of(0), now()).setKvUsage(1.5).build());
+        telemetry.pipeInput("east-3", Records.telemetry("east-3", "us-east", List.of(0), now()).setKvBlocksTotal(-5).build());
+        requests.pipeInput("r1", Records.request("r1", now()).build());
+        assertThat(dispatchEast.isEmpty()).isTrue();
+        assertThat(metrics.registry().counter(RouterMetrics.TELEMETRY_SKIPPED, "reason", "undecodable").count()).isEqualTo(1.0);
+        assertThat(metrics.registry().counter(RouterMetrics.TELEMETRY_SKIPPED, "reason", "implausible").count()).isEqualTo(2.0);
+
+        report("east-4", "us-east", List.of(0));
+        advance(60);
+
+        assertThat(dispatchEast.readValue().getWorkerId()).isEqualTo("east-4");
+    }
+
+    @Test
+    void shouldForgetAWorkerOnATombstone() {
+        report("east-1", "us-east", List.of(0));
+        rawTelemetry.pipeInput("east-1", (byte[]) null);
+        requests.pipeInput("r1", Records.request("r1", now()).build());
+        assertThat(dispatchEast.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldSpreadRequestsAcrossRegionsWhenAllowed() {
+        report("east-1", "us-east", List.of(0));
+        report("west-1", "eu-west", List.of(0));
+        for (int i = 0; i < 6; i++) {
+            requests.pipeInput("r" + i, Records.request("r" + i, now()).setPrefixBlockHashes(List.of(100L + i)).build());
+        }
+        assertThat(dispatchEast.readValuesToList()).hasSize(3);
+        assertThat(dispatchWest.readValuesToList()).hasSize(3);
+    }
+
+    private static String header(TestRecord<byte[], byte[]> record, String name) {
+        Header header = record.headers().lastHeader(name);
+        return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+    }
+}
