@@ -48,6 +48,8 @@ public final class RouterConfig {
     public static final String LEDGER_GRACE_MS = "router.ledger.grace.ms";
     public static final String LEDGER_MAX_AGE_MS = "router.ledger.max.age.ms";
     public static final String PREFIX_INDEX_CAPACITY = "router.prefix.index.capacity";
+    public static final String KV_EVENT_INDEX_CAPACITY = "router.kv.event.index.capacity";
+    public static final String RANDOM_SEED = "router.random.seed";
     public static final String CLOSE_TIMEOUT_MS = "router.close.timeout.ms";
     public static final String KAFKA_PREFIX = "kafka.";
 
@@ -114,8 +116,10 @@ public final class RouterConfig {
         long graceMs = s.longValue(LEDGER_GRACE_MS, 0, 600_000);
         long maxAgeMs = s.longValue(LEDGER_MAX_AGE_MS, 1, 3_600_000);
         int prefixCapacity = s.intValue(PREFIX_INDEX_CAPACITY, 1, 100_000_000);
+        int kvEventCapacity = s.intValue(KV_EVENT_INDEX_CAPACITY, 1, 100_000_000);
+        long randomSeed = s.longValue(RANDOM_SEED, Long.MIN_VALUE, Long.MAX_VALUE);
         routing = new RoutingSettings(ttl, Set.copyOf(regions), queueFactor, kvSaturation, kvHeadroom, prefillRate,
-                RoutingSettings.DEFAULT_DECODE_RESERVE_TOKENS, graceMs, maxAgeMs, prefixCapacity);
+                RoutingSettings.DEFAULT_DECODE_RESERVE_TOKENS, graceMs, maxAgeMs, prefixCapacity, kvEventCapacity, randomSeed);
         kafkaOverrides = Collections.unmodifiableMap(s.withPrefix(KAFKA_PREFIX));
         checkOwnedKeysNotOverridden();
         Map<String, Object> serde = new HashMap<>();
@@ -159,6 +163,8 @@ public final class RouterConfig {
         d.put(LEDGER_GRACE_MS, Long.toString(RoutingSettings.DEFAULT_LEDGER_GRACE_MS));
         d.put(LEDGER_MAX_AGE_MS, Long.toString(RoutingSettings.DEFAULT_LEDGER_MAX_AGE_MS));
         d.put(PREFIX_INDEX_CAPACITY, Integer.toString(RoutingSettings.DEFAULT_PREFIX_INDEX_CAPACITY));
+        d.put(KV_EVENT_INDEX_CAPACITY, Integer.toString(RoutingSettings.DEFAULT_KV_EVENT_INDEX_CAPACITY));
+        d.put(RANDOM_SEED, Long.toString(RoutingSettings.DEFAULT_RANDOM_SEED));
         d.put(CLOSE_TIMEOUT_MS, Long.toString(DEFAULT_CLOSE_TIMEOUT_MS));
         return Collections.unmodifiableMap(d);
     }

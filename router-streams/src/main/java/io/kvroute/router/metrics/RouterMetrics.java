@@ -25,6 +25,9 @@ public final class RouterMetrics {
     public static final String CANDIDATES_CONSIDERED = PREFIX + "candidates.considered";
     public static final String TELEMETRY_AGE = PREFIX + "telemetry.age.ms";
     public static final String TELEMETRY_SKIPPED = PREFIX + "telemetry.skipped";
+    public static final String KV_EVENTS_APPLIED = PREFIX + "kv.events.applied";
+    public static final String KV_EVENTS_SKIPPED = PREFIX + "kv.events.skipped";
+    public static final String TAG_OUTCOME = "outcome";
     public static final String TAG_REGION = "region";
     public static final String TAG_POLICY = "policy";
     public static final String TAG_REASON = "reason";
@@ -102,5 +105,14 @@ public final class RouterMetrics {
 
     public void telemetrySkipped(String reasonKind) {
         registry.counter(TELEMETRY_SKIPPED, TAG_REASON, reasonKind).increment();
+    }
+
+    /** A KV event applied to the index; {@code outcome} is applied, cleared or reset_after_gap. */
+    public void kvEventApplied(String outcome) {
+        registry.counter(KV_EVENTS_APPLIED, TAG_OUTCOME, outcome).increment();
+    }
+
+    public void kvEventSkipped(String reasonKind) {
+        registry.counter(KV_EVENTS_SKIPPED, TAG_REASON, reasonKind).increment();
     }
 }

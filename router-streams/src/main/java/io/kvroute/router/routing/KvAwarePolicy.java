@@ -19,7 +19,9 @@ import java.util.Optional;
  * score      = queue_ms + prefill_ms + decode_ms + batch_ms + kv_penalty
  * </pre>
  *
- * Cached prefix blocks come from the router's own past placements ({@link ApproximatePrefixIndex});
+ * Cached prefix blocks are the larger of what workers report in their KV events ({@link KvEventIndex},
+ * precise) and what the router itself placed there ({@link ApproximatePrefixIndex}, covering
+ * workers that do not report and events still in flight): {@link RouterState#matchedBlocks};
  * pending load from the {@link PendingLoadLedger}, so a burst spreads instead of herding. Ties go
  * to the lexicographically smallest worker id; the partition is the worker's least pending one.
  */

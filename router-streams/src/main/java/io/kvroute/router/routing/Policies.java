@@ -5,7 +5,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
-/** The routing policies known by name. {@value KvAwarePolicy#NAME} is the default. */
+/**
+ * The routing policies known by name: kvroute's own ({@value KvAwarePolicy#NAME}, the default)
+ * and the eight baselines of BASELINES.md, in that order.
+ */
 public final class Policies {
     public static final String DEFAULT = KvAwarePolicy.NAME;
 
@@ -15,6 +18,12 @@ public final class Policies {
         FACTORIES.put(KvAwarePolicy.NAME, KvAwarePolicy::new);
         FACTORIES.put(RoundRobinPolicy.NAME, RoundRobinPolicy::new);
         FACTORIES.put(LeastQueuePolicy.NAME, LeastQueuePolicy::new);
+        FACTORIES.put(SeedLowestKvPolicy.NAME, SeedLowestKvPolicy::new);
+        FACTORIES.put(PowerOfTwoPolicy.NAME, PowerOfTwoPolicy::new);
+        FACTORIES.put(SglangCacheAwarePolicy.NAME, SglangCacheAwarePolicy::new);
+        FACTORIES.put(GieWeightedPolicy.NAME, GieWeightedPolicy::new);
+        FACTORIES.put(DynamoKvPolicy.NAME, DynamoKvPolicy::new);
+        FACTORIES.put(LMetricPolicy.NAME, LMetricPolicy::new);
     }
 
     private Policies() {
@@ -22,6 +31,11 @@ public final class Policies {
 
     public static List<String> names() {
         return List.copyOf(FACTORIES.keySet());
+    }
+
+    /** The baselines only (every name but {@link #DEFAULT}). */
+    public static List<String> baselineNames() {
+        return FACTORIES.keySet().stream().filter(n -> !n.equals(DEFAULT)).toList();
     }
 
     public static boolean exists(String name) {

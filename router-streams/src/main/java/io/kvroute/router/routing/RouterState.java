@@ -2,18 +2,32 @@ package io.kvroute.router.routing;
 
 /**
  * The mutable routing state shared by the filter and every policy of one router instance: the
- * pending-load ledger and the approximate prefix index. Kept in memory; after a restart it
- * starts empty and refills from new decisions.
+ * pending-load ledger, the approximate prefix index (what the router itself routed where) and
+ * the KV-event index (what workers report holding). Kept in memory; after a restart the ledger
+ * and the approximate index start empty and refill from new decisions, the KV-event index from
+ * the replayed kv-events topic.
+ *
+ * <p>Prefix matches come in three flavours, so each policy can see what its anchor sees:
+ * {@link #routedMatch} (router-side approximation, SGLang / GIE), {@link #reportedMatch} (workers'
+ * KV events, Dynamo) and {@link #matchedBlocks}, the larger of the two (kvroute: precise when
+ * workers report, approximate otherwise).
  */
 public final class RouterState {
     private final RoutingSettings settings;
     private final PendingLoadLedger ledger;
     private final ApproximatePrefixIndex prefixIndex;
+    private final KvEventIndex kvEventIndex;
 
     public RouterState(RoutingSettings settings) {
+        this(settings, new KvEventIndex(settings.kvEventIndexCapacity()));
+    }
+
+    /** A state reading an existing KV-event index (fed by another thread, or shared by several policies). */
+    public RouterState(RoutingSettings settings, KvEventIndex kvEventIndex) {
         this.settings = settings;
         this.ledger = new PendingLoadLedger(settings.ledgerGraceMs(), settings.ledgerMaxAgeMs());
         this.prefixIndex = new ApproximatePrefixIndex(settings.prefixIndexCapacity());
+        this.kvEventIndex = kvEventIndex;
     }
 
     public RoutingSettings settings() {
@@ -28,17 +42,33 @@ public final class RouterState {
         return prefixIndex;
     }
 
+    /** Thread-safe: written by whoever consumes KV events, read by the policies. */
+    public KvEventIndex kvEventIndex() {
+        return kvEventIndex;
+    }
+
     public PendingLoad pending(WorkerSnapshot worker, long nowMs) {
         return ledger.pending(worker.workerId(), worker.observedAtMs(), nowMs);
     }
 
-    public int matchedBlocks(WorkerSnapshot worker, RouteRequest request) {
+    /** Leading blocks of the request the router itself routed to the worker. */
+    public int routedMatch(WorkerSnapshot worker, RouteRequest request) {
         return prefixIndex.longestMatch(worker.workerId(), request.hashes());
+    }
+
+    /** Leading blocks of the request the worker reported holding in its KV events. */
+    public int reportedMatch(WorkerSnapshot worker, RouteRequest request) {
+        return kvEventIndex.longestMatch(worker.workerId(), request.hashes());
+    }
+
+    /** Best estimate of the request's leading blocks cached on the worker: the larger of the two matches. */
+    public int matchedBlocks(WorkerSnapshot worker, RouteRequest request) {
+        return Math.max(routedMatch(worker, request), reportedMatch(worker, request));
     }
 
     /** Accounts a placement: its load goes to the ledger and its blocks to the prefix index. */
     public void recordPlacement(RouteRequest request, Placement placement, WorkerSnapshot worker, long nowMs) {
-        int matched = prefixIndex.longestMatch(placement.workerId(), request.hashes());
+        int matched = matchedBlocks(worker, request);
         ledger.add(placement.workerId(), placement.partition(), request.uncachedTokens(matched),
                 settings.kvBlocksNeeded(request, matched, worker.kvBlockTokens()), nowMs);
         prefixIndex.record(placement.workerId(), request.hashes(), nowMs);
@@ -59,5 +89,10 @@ public final class RouterState {
             }
         }
         return best;
+    }
+
+    /** Requests on the worker as the router sees them: running + waiting in its telemetry + pending in the ledger. */
+    public long inFlight(WorkerSnapshot worker, long nowMs) {
+        return (long) worker.running() + worker.waiting() + pending(worker, nowMs).requests();
     }
 }

@@ -17,6 +17,8 @@ import java.util.Set;
  *                                  (the worker had not seen it yet when it took the snapshot)
  * @param ledgerMaxAgeMs            pending load older than this is forgotten even without new telemetry
  * @param prefixIndexCapacity       (block, worker) pairs the approximate prefix index keeps
+ * @param kvEventIndexCapacity      (block, worker) pairs the KV-event index keeps (stores beyond it are dropped)
+ * @param randomSeed                seed of the randomised policies ({@code power-of-two}): same seed, same choices
  */
 public record RoutingSettings(
         long telemetryTtlMs,
@@ -28,7 +30,9 @@ public record RoutingSettings(
         int decodeReserveTokens,
         long ledgerGraceMs,
         long ledgerMaxAgeMs,
-        int prefixIndexCapacity) {
+        int prefixIndexCapacity,
+        int kvEventIndexCapacity,
+        long randomSeed) {
 
     public static final long DEFAULT_TELEMETRY_TTL_MS = 2_000;
     public static final double DEFAULT_SATURATION_QUEUE_FACTOR = 2.0;
@@ -39,6 +43,8 @@ public record RoutingSettings(
     public static final long DEFAULT_LEDGER_GRACE_MS = 100;
     public static final long DEFAULT_LEDGER_MAX_AGE_MS = 10_000;
     public static final int DEFAULT_PREFIX_INDEX_CAPACITY = 1_000_000;
+    public static final int DEFAULT_KV_EVENT_INDEX_CAPACITY = 1_000_000;
+    public static final long DEFAULT_RANDOM_SEED = 42L;
 
     public RoutingSettings {
         knownRegions = Set.copyOf(knownRegions);
@@ -48,22 +54,37 @@ public record RoutingSettings(
         return new RoutingSettings(DEFAULT_TELEMETRY_TTL_MS, Set.of(), DEFAULT_SATURATION_QUEUE_FACTOR,
                 DEFAULT_SATURATION_KV_USAGE, DEFAULT_KV_HEADROOM, DEFAULT_PREFILL_TOKENS_PER_SECOND,
                 DEFAULT_DECODE_RESERVE_TOKENS, DEFAULT_LEDGER_GRACE_MS, DEFAULT_LEDGER_MAX_AGE_MS,
-                DEFAULT_PREFIX_INDEX_CAPACITY);
+                DEFAULT_PREFIX_INDEX_CAPACITY, DEFAULT_KV_EVENT_INDEX_CAPACITY, DEFAULT_RANDOM_SEED);
     }
 
     public RoutingSettings withKnownRegions(Set<String> regions) {
         return new RoutingSettings(telemetryTtlMs, regions, saturationQueueFactor, saturationKvUsage, kvHeadroom,
-                prefillTokensPerSecond, decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, prefixIndexCapacity);
+                prefillTokensPerSecond, decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, prefixIndexCapacity,
+                kvEventIndexCapacity, randomSeed);
     }
 
     public RoutingSettings withTelemetryTtlMs(long ttlMs) {
         return new RoutingSettings(ttlMs, knownRegions, saturationQueueFactor, saturationKvUsage, kvHeadroom,
-                prefillTokensPerSecond, decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, prefixIndexCapacity);
+                prefillTokensPerSecond, decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, prefixIndexCapacity,
+                kvEventIndexCapacity, randomSeed);
     }
 
     public RoutingSettings withPrefixIndexCapacity(int capacity) {
         return new RoutingSettings(telemetryTtlMs, knownRegions, saturationQueueFactor, saturationKvUsage, kvHeadroom,
-                prefillTokensPerSecond, decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, capacity);
+                prefillTokensPerSecond, decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, capacity,
+                kvEventIndexCapacity, randomSeed);
+    }
+
+    public RoutingSettings withKvEventIndexCapacity(int capacity) {
+        return new RoutingSettings(telemetryTtlMs, knownRegions, saturationQueueFactor, saturationKvUsage, kvHeadroom,
+                prefillTokensPerSecond, decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, prefixIndexCapacity,
+                capacity, randomSeed);
+    }
+
+    public RoutingSettings withRandomSeed(long seed) {
+        return new RoutingSettings(telemetryTtlMs, knownRegions, saturationQueueFactor, saturationKvUsage, kvHeadroom,
+                prefillTokensPerSecond, decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, prefixIndexCapacity,
+                kvEventIndexCapacity, seed);
     }
 
     public boolean regionKnown(String region) {

@@ -5,6 +5,7 @@ import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.routing.Router;
 import io.kvroute.router.topology.internal.DispatchRouting;
+import io.kvroute.router.topology.internal.KvEventUpdater;
 import io.kvroute.router.topology.internal.RequestIntake;
 import io.kvroute.router.topology.internal.RoutingProcessor;
 import io.kvroute.router.topology.internal.TelemetryUpdater;
@@ -13,6 +14,7 @@ import io.kvroute.schemas.serde.Serdes;
 import io.kvroute.schemas.topics.KvrouteTopics;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.InferenceRequest;
+import io.kvroute.schemas.v1.KvCacheEvent;
 import io.kvroute.schemas.v1.ResponseEvent;
 import io.kvroute.schemas.v1.RoutingDecision;
 import io.kvroute.schemas.v1.WorkerTelemetry;
@@ -34,6 +36,8 @@ import org.apache.kafka.streams.state.Stores;
  *                          │  undecodable ──► dlq                 │  no candidate ──► parked store, retried on wall clock
  *                          └─ rejected ──► responses + decisions   └─────────────► decisions (every request)
  * worker-telemetry (compacted) ──► global store {@value TopologyNames#TELEMETRY_STORE} (decoded and checked on the way in)
+ * kv-events ──► global processor ──► the router's in-memory KV-event index (last sequence per worker in
+ *               global store {@value TopologyNames#KV_EVENTS_STORE})
  * </pre>
  *
  * Every processor, sink and store has a fixed name (see {@link TopologyNames}). One routing state
@@ -43,6 +47,7 @@ import org.apache.kafka.streams.state.Stores;
 public final class RouterTopology {
     public static final String PARKED_STORE = TopologyNames.PARKED_STORE;
     public static final String TELEMETRY_STORE = TopologyNames.TELEMETRY_STORE;
+    public static final String KV_EVENTS_STORE = TopologyNames.KV_EVENTS_STORE;
 
     private RouterTopology() {
     }
@@ -58,6 +63,8 @@ public final class RouterTopology {
         Serde<DispatchedRequest> dispatchSerde = serdes.valueSerde(DispatchedRequest.class);
         Serde<RoutingDecision> decisionSerde = serdes.valueSerde(RoutingDecision.class);
         Serde<ResponseEvent> responseSerde = serdes.valueSerde(ResponseEvent.class);
+        Serde<KvCacheEvent> kvEventSerde = serdes.valueSerde(KvCacheEvent.class);
+        String kvEventsTopic = topics.kvEvents().name();
         String requestsTopic = topics.requests().name();
         String telemetryTopic = topics.workerTelemetry().name();
         RequestValidator validator = new RequestValidator(config.modelContextTokens(), config.maxPromptTokens(), config.regions());
@@ -73,6 +80,15 @@ public final class RouterTopology {
                 telemetryTopic,
                 TopologyNames.TELEMETRY_UPDATER,
                 () -> new TelemetryUpdater(telemetryTopic, telemetrySerde.deserializer(), metrics));
+        topology.addGlobalStore(
+                Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(TopologyNames.KV_EVENTS_STORE),
+                        org.apache.kafka.common.serialization.Serdes.String(),
+                        org.apache.kafka.common.serialization.Serdes.Long()).withLoggingDisabled(),
+                TopologyNames.KV_EVENTS_SOURCE,
+                new StringDeserializer(), new ByteArrayDeserializer(),
+                kvEventsTopic,
+                TopologyNames.KV_EVENTS_UPDATER,
+                () -> new KvEventUpdater(kvEventsTopic, kvEventSerde.deserializer(), router.state().kvEventIndex(), metrics));
 
         topology.addSource(TopologyNames.REQUESTS_SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), requestsTopic);
         topology.addProcessor(TopologyNames.INTAKE,

@@ -48,6 +48,21 @@ class RouterConfigTest {
     }
 
     @Test
+    void shouldSelectEveryBaselineAndSeedTheRandomisedOnes() {
+        for (String name : io.kvroute.router.routing.Policies.names()) {
+            assertThat(with("router.policy", name).policy()).isEqualTo(name);
+        }
+        assertThat(RouterConfig.from(Settings.of(minimal())).routing().randomSeed())
+                .isEqualTo(io.kvroute.router.routing.RoutingSettings.DEFAULT_RANDOM_SEED);
+        assertThat(with("router.random.seed", "-7").routing().randomSeed()).isEqualTo(-7L);
+        assertThat(with("router.kv.event.index.capacity", "5000").routing().kvEventIndexCapacity()).isEqualTo(5_000);
+        assertThatThrownBy(() -> with("router.kv.event.index.capacity", "0"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("router.kv.event.index.capacity");
+        assertThatThrownBy(() -> with("router.policy", "random"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("router.policy");
+    }
+
+    @Test
     void shouldPassKafkaSettingsThrough() {
         Properties streams = with("kafka.num.stream.threads", "2").streamsProperties();
         assertThat(streams.getProperty("num.stream.threads")).isEqualTo("2");

@@ -37,8 +37,34 @@ class BaselinePoliciesTest {
     }
 
     @Test
+    void shouldCountRunningAndWaitingRequestsInLeastQueue() {
+        Router router = Router.create(LeastQueuePolicy.NAME, Fleet.settings());
+        List<WorkerSnapshot> fleet = List.of(worker("w-a").running(1).waiting(3).build(), worker("w-b").running(3).build());
+        Placement placement = router.route(request("r1", 100), fleet, NOW).placement().orElseThrow();
+        assertThat(placement.workerId()).isEqualTo("w-b");
+        assertThat(placement.topCandidates().get(0).components()).containsEntry("queue", 3.0);
+    }
+
+    @Test
+    void shouldPlaceWithEveryPolicyAndExplainTheScore() {
+        List<WorkerSnapshot> fleet = List.of(worker("w-a").running(2).build(), worker("w-b").build());
+        for (String name : Policies.names()) {
+            Router router = Router.create(name, Fleet.settings());
+            Placement placement = router.route(request("r1", 300, Fleet.blocks(4, 1)), fleet, NOW).placement().orElseThrow();
+            assertThat(placement.topCandidates()).as(name).isNotEmpty();
+            assertThat(placement.topCandidates().get(0).components()).as(name).isNotEmpty();
+            assertThat(placement.topCandidates().get(0).workerId()).as(name).isEqualTo(placement.workerId());
+        }
+    }
+
+    @Test
     void shouldKnowPoliciesByName() {
-        assertThat(Policies.names()).containsExactly("kvroute", "round-robin", "least-queue");
+        assertThat(Policies.names()).containsExactly("kvroute", "round-robin", "least-queue", "seed-lowest-kv",
+                "power-of-two", "sglang-cache-aware", "gie-weighted", "dynamo-kv", "lmetric");
+        assertThat(Policies.baselineNames()).hasSize(8).doesNotContain("kvroute");
+        for (String name : Policies.names()) {
+            assertThat(Policies.create(name, new RouterState(Fleet.settings())).name()).isEqualTo(name);
+        }
         assertThatThrownBy(() -> Policies.create("random", new RouterState(Fleet.settings())))
                 .hasMessageContaining("random");
     }

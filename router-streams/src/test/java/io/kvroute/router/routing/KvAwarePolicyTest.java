@@ -93,6 +93,30 @@ class KvAwarePolicyTest {
     }
 
     @Test
+    void shouldUseBlocksWorkersReportInKvEventsWhenTheRouterNeverRoutedThem() {
+        List<WorkerSnapshot> fleet = List.of(worker("w-a").build(), worker("w-b").build(), worker("w-c").build());
+        long[] shared = blocks(40, 8);
+        router.state().kvEventIndex().apply(KvEvent.stored("w-b", 0, shared));
+
+        Placement placement = router.route(request("r1", 2_600, shared), fleet, NOW).placement().orElseThrow();
+
+        assertThat(placement.workerId()).isEqualTo("w-b");
+        assertThat(placement.matchedBlocks()).isEqualTo(40);
+    }
+
+    @Test
+    void shouldTakeTheLargerOfTheReportedAndTheRoutedMatch() {
+        long[] shared = blocks(40, 12);
+        WorkerSnapshot a = worker("w-a").build();
+        router.state().kvEventIndex().apply(KvEvent.stored("w-a", 0, java.util.Arrays.copyOf(shared, 10)));
+        router.state().prefixIndex().record("w-a", java.util.Arrays.copyOf(shared, 25), NOW - 10);
+
+        assertThat(router.state().matchedBlocks(a, request("r1", 2_600, shared))).isEqualTo(25);
+        router.state().kvEventIndex().apply(KvEvent.stored("w-a", 1, shared));
+        assertThat(router.state().matchedBlocks(a, request("r1", 2_600, shared))).isEqualTo(40);
+    }
+
+    @Test
     void shouldBreakTiesByWorkerId() {
         List<WorkerSnapshot> fleet = List.of(worker("w-b").build(), worker("w-a").build());
         assertThat(router.route(request("r1", 500), fleet, NOW).placement().orElseThrow().workerId()).isEqualTo("w-a");

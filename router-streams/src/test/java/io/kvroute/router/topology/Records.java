@@ -1,6 +1,7 @@
 package io.kvroute.router.topology;
 
 import io.kvroute.schemas.v1.InferenceRequest;
+import io.kvroute.schemas.v1.KvCacheEvent;
 import io.kvroute.schemas.v1.WorkerStatus;
 import io.kvroute.schemas.v1.WorkerTelemetry;
 import java.util.List;
@@ -35,6 +36,17 @@ final class Records {
                 .setWaitingRequests(0)
                 .setRunningDecode(2)
                 .setStatus(WorkerStatus.HEALTHY)
+                .setObservedAtMs(observedAtMs);
+    }
+
+    static KvCacheEvent.Builder kvEvent(String workerId, String region, long sequence, List<Long> stored, long observedAtMs) {
+        return KvCacheEvent.newBuilder()
+                .setWorkerId(workerId)
+                .setRegion(region)
+                .setSequence(sequence)
+                .setStoredBlockHashes(stored)
+                .setEvictedBlockHashes(List.of())
+                .setAllCleared(false)
                 .setObservedAtMs(observedAtMs);
     }
 }

@@ -12,6 +12,9 @@ public final class TopologyNames {
     public static final String TELEMETRY_SOURCE = "kvroute-telemetry-source";
     public static final String TELEMETRY_UPDATER = "kvroute-telemetry-updater";
     public static final String TELEMETRY_STORE = "router-worker-telemetry";
+    public static final String KV_EVENTS_SOURCE = "kvroute-kv-events-source";
+    public static final String KV_EVENTS_UPDATER = "kvroute-kv-events-updater";
+    public static final String KV_EVENTS_STORE = "router-kv-event-sequences";
     public static final String PARKED_STORE = "router-parked-requests";
 
     private TopologyNames() {

@@ -1,0 +1,56 @@
+package io.kvroute.router.routing;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Baseline: LMetric, the product of this request's new prefill tokens on a worker (its prompt
+ * tokens not cached there, by {@link RouterState#matchedBlocks}) and the worker's batch size
+ * (running + waiting requests plus the router's pending ones). Lowest product wins, no weights.
+ * An idle worker scores 0 whatever its cache, so ties go to fewer new prefill tokens, then the
+ * smaller worker id.
+ */
+public final class LMetricPolicy implements RoutingPolicy {
+    public static final String NAME = "lmetric";
+
+    private static final Comparator<ScoredWorker> ORDER = Comparator.comparingDouble(ScoredWorker::score)
+            .thenComparingDouble(s -> s.components().get("new_prefill_tokens"))
+            .thenComparing(ScoredWorker::workerId);
+
+    private final RouterState state;
+
+    public LMetricPolicy(RouterState state) {
+        this.state = state;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public Optional<Placement> place(RouteRequest request, List<WorkerSnapshot> candidates, long nowMs) {
+        if (candidates.isEmpty()) {
+            return Optional.empty();
+        }
+        List<ScoredWorker> ranked = new ArrayList<>(candidates.size());
+        for (WorkerSnapshot worker : candidates) {
+            int matched = state.matchedBlocks(worker, request);
+            long newPrefill = request.uncachedTokens(matched);
+            long batch = state.inFlight(worker, nowMs);
+            Map<String, Double> components = new LinkedHashMap<>();
+            components.put("new_prefill_tokens", (double) newPrefill);
+            components.put("batch_size", (double) batch);
+            ranked.add(new ScoredWorker(worker, (double) newPrefill * batch, matched, components));
+        }
+        ranked.sort(ORDER);
+        ScoredWorker best = ranked.get(0);
+        return Optional.of(ScoredWorker.placement(state, ranked, nowMs, String.format(
+                "lowest new prefill x batch = %.0f x %.0f", best.components().get("new_prefill_tokens"),
+                best.components().get("batch_size"))));
+    }
+}

@@ -1,0 +1,42 @@
+package io.kvroute.router.routing;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A candidate as a policy scored it: the score, the leading prompt blocks the policy believes
+ * cached there, and the components that explain the score (they go into the decision record).
+ */
+record ScoredWorker(WorkerSnapshot worker, double score, int matched, Map<String, Double> components) {
+    /** Candidates listed in a decision. */
+    static final int TOP_CANDIDATES = 3;
+
+    /** Lowest score first, then smallest worker id. */
+    static final Comparator<ScoredWorker> LOWEST_FIRST =
+            Comparator.comparingDouble(ScoredWorker::score).thenComparing(s -> s.worker().workerId());
+
+    /** Highest score first, then smallest worker id. */
+    static final Comparator<ScoredWorker> HIGHEST_FIRST =
+            Comparator.comparingDouble(ScoredWorker::score).reversed().thenComparing(s -> s.worker().workerId());
+
+    String workerId() {
+        return worker.workerId();
+    }
+
+    /**
+     * The placement on the first of {@code ranked} (best first), on its least pending partition,
+     * listing up to {@link #TOP_CANDIDATES} candidates with their components.
+     */
+    static Placement placement(RouterState state, List<ScoredWorker> ranked, long nowMs, String reason) {
+        ScoredWorker best = ranked.get(0);
+        int partition = state.leastPendingPartition(best.worker(), nowMs);
+        List<ScoredCandidate> top = new ArrayList<>();
+        for (ScoredWorker s : ranked.subList(0, Math.min(TOP_CANDIDATES, ranked.size()))) {
+            int p = s == best ? partition : s.worker().ownedPartitions().get(0);
+            top.add(new ScoredCandidate(s.workerId(), s.worker().region(), p, s.score(), s.components()));
+        }
+        return new Placement(best.workerId(), best.worker().region(), partition, best.score(), best.matched(), top, reason);
+    }
+}
