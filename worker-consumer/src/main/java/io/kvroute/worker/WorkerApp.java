@@ -1,0 +1,342 @@
+package io.kvroute.worker;
+
+import io.kvroute.platform.config.ConfigException;
+import io.kvroute.platform.config.Settings;
+import io.kvroute.platform.metrics.PrometheusEndpoint;
+import io.kvroute.schemas.serde.SerdeConfig;
+import io.kvroute.schemas.serde.Serdes;
+import io.kvroute.schemas.topics.KvrouteTopics;
+import io.kvroute.schemas.v1.DispatchedRequest;
+import io.kvroute.schemas.v1.KvCacheEvent;
+import io.kvroute.schemas.v1.ResponseEvent;
+import io.kvroute.schemas.v1.WorkerStatus;
+import io.kvroute.schemas.v1.WorkerTelemetry;
+import io.kvroute.worker.config.WorkerConfig;
+import io.kvroute.worker.consumer.DispatchConsumer;
+import io.kvroute.worker.engine.InferenceEngine;
+import io.kvroute.worker.engine.sim.CostModel;
+import io.kvroute.worker.engine.sim.SimulatedGpuEngine;
+import io.kvroute.worker.metrics.WorkerMetrics;
+import io.kvroute.worker.telemetry.KvEventPublisher;
+import io.kvroute.worker.telemetry.TelemetryPublisher;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.LongSupplier;
+import org.apache.avro.Schema;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One worker process: a simulated GPU engine, the dispatch consumer loop on its own thread,
+ * telemetry and KV-event publishing, and (optionally) a Prometheus endpoint. Topics must exist:
+ * the launcher creates them.
+ */
+public final class WorkerApp implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(WorkerApp.class);
+    /** Transactions are short (one poll loop); a crashed worker's open one must not stall readers long. */
+    public static final int TRANSACTION_TIMEOUT_MS = 10_000;
+    static final int SCHEMA_REGISTRATION_ATTEMPTS = 5;
+    static final int HEARTBEAT_INTERVAL_MS = 500;
+    static final String[] ENVIRONMENT_PREFIXES = {"worker.", "kafka.", "bootstrap.", "schema.", "kvroute."};
+
+    private final WorkerConfig config;
+    private final InferenceEngine engine;
+    private final KafkaProducer<String, byte[]> producer;
+    private final DispatchConsumer dispatch;
+    private final TelemetryPublisher telemetry;
+    private final WorkerMetrics metrics;
+    private final PrometheusEndpoint endpoint;
+    private final CountDownLatch closed = new CountDownLatch(1);
+    private volatile boolean closing;
+
+    private WorkerApp(WorkerConfig config, InferenceEngine engine, KafkaProducer<String, byte[]> producer,
+                      DispatchConsumer dispatch, TelemetryPublisher telemetry, WorkerMetrics metrics, PrometheusEndpoint endpoint) {
+        this.config = config;
+        this.engine = engine;
+        this.producer = producer;
+        this.dispatch = dispatch;
+        this.telemetry = telemetry;
+        this.metrics = metrics;
+        this.endpoint = endpoint;
+    }
+
+    /** Validates the settings and starts every part of the worker. */
+    public static WorkerApp start(Settings settings) {
+        Clock clock = Clock.systemUTC();
+        return start(settings, clock::millis);
+    }
+
+    /** As {@link #start(Settings)}, with the clock that stamps events and measures TTFT. */
+    public static WorkerApp start(Settings settings, LongSupplier clock) {
+        WorkerConfig config = WorkerConfig.from(settings);
+        Map<String, Object> serdeConfig = new HashMap<>(settings.asMap());
+        serdeConfig.put(SerdeConfig.SCHEMA_REGISTRY_URL, config.schemaRegistryUrl());
+        Serdes serdes = new Serdes(serdeConfig);
+        KvrouteTopics topics = config.topics();
+        registerSchemas(serdes, topics);
+
+        Deque<AutoCloseable> opened = new ArrayDeque<>();
+        try {
+            InferenceEngine engine = opened(opened, new SimulatedGpuEngine(CostModel.llama8bH100(config.speed()),
+                    config.engineLimits(), config.networkDelayMs(), clock, config.workerId()));
+            PrometheusMeterRegistry registry = PrometheusEndpoint.newRegistry();
+            WorkerMetrics metrics = opened(opened, new WorkerMetrics(registry, config.workerId(), config.region(), engine));
+            KafkaProducer<String, byte[]> producer = opened(opened, new KafkaProducer<>(producerProperties(config),
+                    new StringSerializer(), new ByteArraySerializer()));
+            KafkaProducer<byte[], byte[]> txProducer = opened(opened, new KafkaProducer<>(transactionalProperties(config),
+                    new ByteArraySerializer(), new ByteArraySerializer()));
+            KafkaConsumer<byte[], byte[]> consumer = opened(opened, new KafkaConsumer<>(consumerProperties(config),
+                    new ByteArrayDeserializer(), new ByteArrayDeserializer()));
+            awaitTopic(producer, topics.responses().name());
+            metrics.bindProducer(producer);
+            metrics.bindProducer(txProducer);
+            metrics.bindConsumer(consumer);
+            PrometheusEndpoint endpoint = config.metricsPort() < 0 ? null
+                    : opened(opened, PrometheusEndpoint.start("0.0.0.0", config.metricsPort(), registry));
+
+            DispatchConsumer dispatch = new DispatchConsumer(config, consumer, producer, txProducer, engine,
+                    serdes.valueSerde(DispatchedRequest.class), serdes.valueSerde(ResponseEvent.class), metrics, clock);
+            KvEventPublisher kvEvents = new KvEventPublisher(config.workerId(), config.region(), topics.kvEvents().name(),
+                    engine, producer, serdes.valueSerde(KvCacheEvent.class).serializer(), clock);
+            TelemetryPublisher telemetry = new TelemetryPublisher(config.workerId(), config.region(), config.models(),
+                    topics.workerTelemetry().name(), config.telemetryIntervalMs(), engine, dispatch::ownedPartitions,
+                    () -> dispatch.isRunning() ? WorkerStatus.HEALTHY : WorkerStatus.DOWN, kvEvents, producer,
+                    serdes.valueSerde(WorkerTelemetry.class).serializer(), clock);
+
+            new Thread(dispatch, "dispatch-" + config.workerId()).start();
+            kvEvents.publishCleared();
+            telemetry.start();
+            LOG.info("worker {} started in region {} (group {}, engine {}, network delay {} ms)", config.workerId(),
+                    config.region(), config.groupId(), config.engine(), config.networkDelayMs());
+            return new WorkerApp(config, engine, producer, dispatch, telemetry, metrics, endpoint);
+        } catch (RuntimeException e) {
+            opened.forEach(WorkerApp::closeQuietly);
+            throw e;
+        }
+    }
+
+    private static <T extends AutoCloseable> T opened(Deque<AutoCloseable> opened, T resource) {
+        opened.push(resource);
+        return resource;
+    }
+
+    private static void closeQuietly(AutoCloseable resource) {
+        try {
+            resource.close();
+        } catch (Exception e) {
+            LOG.warn("closing {} after a failed start failed: {}", resource.getClass().getSimpleName(), e.toString());
+        }
+    }
+
+    /** Fails start-up with a clear message if the topics are missing (the launcher creates them). */
+    private static void awaitTopic(KafkaProducer<?, ?> producer, String topic) {
+        try {
+            producer.partitionsFor(topic);
+        } catch (org.apache.kafka.common.errors.TimeoutException e) {
+            throw new IllegalStateException("topic " + topic + " is not available: create kvroute's topics first"
+                    + " (the launcher does) and check bootstrap.servers", e);
+        }
+    }
+
+    /**
+     * Registers the schemas this worker writes before any thread writes them: several workers
+     * starting together would otherwise race to create the same subject, and the registry refuses
+     * the loser (HTTP 409) once; registering an existing schema again is harmless.
+     */
+    static void registerSchemas(Serdes serdes, KvrouteTopics topics) {
+        Map<String, Schema> subjects = Map.of(
+                topics.responses().name() + "-value", ResponseEvent.getClassSchema(),
+                topics.workerTelemetry().name() + "-value", WorkerTelemetry.getClassSchema(),
+                topics.kvEvents().name() + "-value", KvCacheEvent.getClassSchema());
+        subjects.forEach((subject, schema) -> {
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    serdes.registry().register(subject, schema);
+                    return;
+                } catch (RuntimeException e) {
+                    if (attempt == SCHEMA_REGISTRATION_ATTEMPTS) {
+                        throw new IllegalStateException("cannot register the schema of " + subject + ": " + e.getMessage(), e);
+                    }
+                    LOG.info("registering {} failed (attempt {}), retrying: {}", subject, attempt, e.getMessage());
+                    try {
+                        Thread.sleep(100L * attempt);
+                    } catch (InterruptedException ie) {
+                        Thread.currentThread().interrupt();
+                        throw new IllegalStateException("interrupted registering schemas", ie);
+                    }
+                }
+            }
+        });
+    }
+
+    static Map<String, Object> producerProperties(WorkerConfig config) {
+        Map<String, Object> p = common(config);
+        p.put(ProducerConfig.CLIENT_ID_CONFIG, config.workerId() + "-producer");
+        p.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 5);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        return p;
+    }
+
+    static Map<String, Object> transactionalProperties(WorkerConfig config) {
+        Map<String, Object> p = common(config);
+        p.put(ProducerConfig.CLIENT_ID_CONFIG, config.workerId() + "-tx");
+        p.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 0);
+        p.putIfAbsent(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, TRANSACTION_TIMEOUT_MS);
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, config.transactionalId());
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        return p;
+    }
+
+    static Map<String, Object> consumerProperties(WorkerConfig config) {
+        Map<String, Object> p = common(config);
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, config.workerId() + "-consumer");
+        p.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 100);
+        p.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        // cooperative: a rebalance revokes only the partitions that move, so other in-flight inference keeps running
+        p.putIfAbsent(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+        // members learn of a rebalance from heartbeats; the cooperative protocol's second round waits for them
+        p.putIfAbsent(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, HEARTBEAT_INTERVAL_MS);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, config.groupId());
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        return p;
+    }
+
+    private static Map<String, Object> common(WorkerConfig config) {
+        Map<String, Object> p = new HashMap<>(config.kafka());
+        p.put("bootstrap.servers", config.bootstrapServers());
+        return p;
+    }
+
+    public String workerId() {
+        return config.workerId();
+    }
+
+    public WorkerConfig config() {
+        return config;
+    }
+
+    /** The Prometheus port, or null when metrics are not served. */
+    public Integer metricsPort() {
+        return endpoint == null ? null : endpoint.port();
+    }
+
+    public WorkerMetrics metrics() {
+        return metrics;
+    }
+
+    public InferenceEngine engine() {
+        return engine;
+    }
+
+    /** Dispatch partitions this worker owns now. */
+    public List<Integer> ownedPartitions() {
+        return dispatch.ownedPartitions();
+    }
+
+    /** False once the dispatch loop has stopped (closed, or failed: see the log). */
+    public boolean isRunning() {
+        return dispatch.isRunning();
+    }
+
+    /** Blocks until {@link #close()} has finished. */
+    public void awaitClosed() throws InterruptedException {
+        closed.await();
+    }
+
+    /** Announces DOWN, commits finished work and leaves the group, then stops the engine and clients. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closing) {
+                return;
+            }
+            closing = true;
+        }
+        try {
+            telemetry.close();
+            dispatch.close();
+            engine.close();
+            producer.close(Duration.ofSeconds(5));
+            metrics.close();
+            if (endpoint != null) {
+                endpoint.close();
+            }
+            LOG.info("worker {} stopped", config.workerId());
+        } finally {
+            closed.countDown();
+        }
+    }
+
+    /** {@code --config FILE} and {@code key=value} overrides; layers: defaults, file, KVROUTE_ environment, arguments. */
+    public static void main(String[] args) throws InterruptedException {
+        Settings settings;
+        try {
+            settings = settingsFrom(args, System.getenv());
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            return;
+        }
+        WorkerApp app;
+        try {
+            app = start(settings);
+        } catch (ConfigException e) {
+            System.err.println("invalid configuration: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(app::close, "worker-shutdown"));
+        app.dispatch.awaitStopped();
+        if (!app.closing) {
+            LOG.error("worker {} dispatch loop stopped; exiting", app.workerId());
+            app.close();
+            System.exit(1);
+        }
+        app.awaitClosed();
+    }
+
+    /** The layered settings of a worker process: defaults, {@code --config FILE}, {@code KVROUTE_*} variables, {@code key=value} arguments. */
+    public static Settings settingsFrom(String[] args, Map<String, String> environment) {
+        Path file = null;
+        Map<String, String> overrides = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            if (arg.equals("--config") && i + 1 < args.length) {
+                file = Path.of(args[++i]);
+            } else if (arg.startsWith("--config=")) {
+                file = Path.of(arg.substring("--config=".length()));
+            } else if (arg.contains("=")) {
+                int eq = arg.indexOf('=');
+                overrides.put(arg.substring(0, eq).replaceFirst("^--", ""), arg.substring(eq + 1));
+            } else {
+                throw new IllegalArgumentException("usage: worker [--config FILE] [key=value ...]; unexpected argument: " + arg);
+            }
+        }
+        return Settings.builder()
+                .defaults(WorkerConfig.defaults())
+                .file(file)
+                .environment(environment, ENVIRONMENT_PREFIXES)
+                .overrides(overrides)
+                .build();
+    }
+}

@@ -1,0 +1,130 @@
+package io.kvroute.worker.config;
+
+import io.kvroute.platform.config.ConfigException;
+import io.kvroute.platform.config.Settings;
+import io.kvroute.schemas.topics.KvrouteTopics;
+import io.kvroute.worker.engine.sim.EngineLimits;
+import io.kvroute.worker.engine.sim.KvBlockPool;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A worker's settings, read once from {@link Settings} and validated eagerly: a bad value fails
+ * start-up with the key and the value in the message. Keys under {@value #KAFKA_PREFIX} pass
+ * through to every Kafka client of the worker.
+ */
+public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, String topicPrefix, String workerId,
+                           String region, List<String> models, String engine, long networkDelayMs, int kvBlocks,
+                           int maxRunning, int maxBatchedTokens, double speed, int chunkTokens,
+                           long telemetryIntervalMs, int maxWaiting, long commitIntervalMs, int metricsPort,
+                           Map<String, Object> kafka) {
+    public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
+    public static final String SCHEMA_REGISTRY_URL = "schema.registry.url";
+    public static final String TOPIC_PREFIX = "kvroute.topic.prefix";
+    public static final String WORKER_ID = "worker.id";
+    public static final String REGION = "worker.region";
+    public static final String MODELS = "worker.models";
+    public static final String ENGINE = "worker.engine";
+    public static final String NETWORK_DELAY_MS = "worker.network.delay.ms";
+    public static final String SIM_KV_BLOCKS = "worker.sim.kv.blocks";
+    public static final String SIM_MAX_RUNNING = "worker.sim.max.running";
+    public static final String SIM_MAX_BATCHED_TOKENS = "worker.sim.max.batched.tokens";
+    public static final String SIM_SPEED = "worker.sim.speed";
+    public static final String CHUNK_TOKENS = "worker.chunk.tokens";
+    public static final String TELEMETRY_INTERVAL_MS = "worker.telemetry.interval.ms";
+    public static final String MAX_WAITING = "worker.max.waiting";
+    public static final String COMMIT_INTERVAL_MS = "worker.commit.interval.ms";
+    public static final String METRICS_PORT = "worker.metrics.port";
+    public static final String KAFKA_PREFIX = "kafka.";
+
+    /** Upper bound of {@code kafka.max.poll.records}, so the finished-offsets metadata stays under Kafka's limit. */
+    public static final int MAX_POLL_RECORDS_LIMIT = 250;
+
+    public static final String DEFAULT_TOPIC_PREFIX = KvrouteTopics.DEFAULT_PREFIX;
+    public static final String DEFAULT_MODELS = "llama-3.1-8b";
+    public static final String ENGINE_SIM = "sim";
+    public static final String DEFAULT_ENGINE = ENGINE_SIM;
+    public static final long DEFAULT_NETWORK_DELAY_MS = 0;
+    public static final int DEFAULT_KV_BLOCKS = KvBlockPool.DEFAULT_CAPACITY_BLOCKS;
+    public static final int DEFAULT_MAX_RUNNING = EngineLimits.DEFAULT_MAX_RUNNING;
+    public static final int DEFAULT_MAX_BATCHED_TOKENS = EngineLimits.DEFAULT_MAX_BATCHED_TOKENS;
+    public static final double DEFAULT_SPEED = 1.0;
+    public static final int DEFAULT_CHUNK_TOKENS = 16;
+    public static final long DEFAULT_TELEMETRY_INTERVAL_MS = 250;
+    public static final int DEFAULT_MAX_WAITING = 512;
+    public static final long DEFAULT_COMMIT_INTERVAL_MS = 25;
+    public static final int DEFAULT_METRICS_PORT = -1;
+
+    /** Every default, for the lowest layer of {@link Settings}. */
+    public static Map<String, String> defaults() {
+        Map<String, String> d = new LinkedHashMap<>();
+        d.put(TOPIC_PREFIX, DEFAULT_TOPIC_PREFIX);
+        d.put(MODELS, DEFAULT_MODELS);
+        d.put(ENGINE, DEFAULT_ENGINE);
+        d.put(NETWORK_DELAY_MS, Long.toString(DEFAULT_NETWORK_DELAY_MS));
+        d.put(SIM_KV_BLOCKS, Integer.toString(DEFAULT_KV_BLOCKS));
+        d.put(SIM_MAX_RUNNING, Integer.toString(DEFAULT_MAX_RUNNING));
+        d.put(SIM_MAX_BATCHED_TOKENS, Integer.toString(DEFAULT_MAX_BATCHED_TOKENS));
+        d.put(SIM_SPEED, Double.toString(DEFAULT_SPEED));
+        d.put(CHUNK_TOKENS, Integer.toString(DEFAULT_CHUNK_TOKENS));
+        d.put(TELEMETRY_INTERVAL_MS, Long.toString(DEFAULT_TELEMETRY_INTERVAL_MS));
+        d.put(MAX_WAITING, Integer.toString(DEFAULT_MAX_WAITING));
+        d.put(COMMIT_INTERVAL_MS, Long.toString(DEFAULT_COMMIT_INTERVAL_MS));
+        d.put(METRICS_PORT, Integer.toString(DEFAULT_METRICS_PORT));
+        return d;
+    }
+
+    /** Reads and validates; missing keys take their defaults. */
+    public static WorkerConfig from(Settings given) {
+        Settings s = Settings.builder().defaults(defaults()).overrides(given.asMap()).build();
+        String prefix = s.matching(TOPIC_PREFIX, v -> v.matches("[A-Za-z0-9._-]+"), "must be letters, digits, '.', '_' or '-'");
+        String region = s.matching(REGION, v -> v.matches("[a-z0-9][a-z0-9-]{0,62}"), "must be lower-case letters, digits and '-'");
+        String workerId = s.matching(WORKER_ID, v -> v.matches("[A-Za-z0-9._-]+"), "must be letters, digits, '.', '_' or '-'");
+        List<String> models = s.list(MODELS);
+        if (models.isEmpty()) {
+            throw new ConfigException(MODELS, s.string(MODELS, ""), "must name at least one model");
+        }
+        String engine = s.string(ENGINE);
+        if (!ENGINE_SIM.equals(engine)) {
+            throw new ConfigException(ENGINE, engine, "is not supported yet: only '" + ENGINE_SIM + "' (the simulated GPU engine)");
+        }
+        if (s.has(KAFKA_PREFIX + "max.poll.records")) {
+            // one poll can overshoot a partition's tracked span by this much; the span bounds the commit metadata
+            s.intValue(KAFKA_PREFIX + "max.poll.records", 1, MAX_POLL_RECORDS_LIMIT);
+        }
+        return new WorkerConfig(
+                s.string(BOOTSTRAP_SERVERS),
+                s.string(SCHEMA_REGISTRY_URL),
+                prefix, workerId, region, models, engine,
+                s.longValue(NETWORK_DELAY_MS, 0, 60_000),
+                s.intValue(SIM_KV_BLOCKS, 16, 100_000_000),
+                s.intValue(SIM_MAX_RUNNING, 1, 65_536),
+                s.intValue(SIM_MAX_BATCHED_TOKENS, 1, 1_048_576),
+                s.doubleValue(SIM_SPEED, 0.001, 1_000_000),
+                s.intValue(CHUNK_TOKENS, 1, 100_000),
+                s.longValue(TELEMETRY_INTERVAL_MS, 10, 600_000),
+                s.intValue(MAX_WAITING, 1, 1_000_000),
+                s.longValue(COMMIT_INTERVAL_MS, 1, 10_000),
+                s.intValue(METRICS_PORT, -1, 65_535),
+                Map.copyOf(s.withPrefix(KAFKA_PREFIX)));
+    }
+
+    public KvrouteTopics topics() {
+        return new KvrouteTopics(topicPrefix, KvrouteTopics.DEFAULT_PARTITIONS);
+    }
+
+    /** The consumer group of this worker's region: {@code <prefix>.worker.<region>}. */
+    public String groupId() {
+        return topicPrefix + ".worker." + region;
+    }
+
+    /** Stable across restarts, so a restarted worker fences its previous incarnation's transactions. */
+    public String transactionalId() {
+        return topicPrefix + "-worker-" + workerId;
+    }
+
+    public EngineLimits engineLimits() {
+        return new EngineLimits(kvBlocks, maxRunning, maxBatchedTokens);
+    }
+}

@@ -1,0 +1,509 @@
+package io.kvroute.worker.consumer;
+
+import io.kvroute.schemas.registry.SchemaRegistryException;
+import io.kvroute.schemas.registry.UnknownSchemaIdException;
+import io.kvroute.schemas.topics.DeadLetterHeaders;
+import io.kvroute.schemas.topics.KvrouteTopics;
+import io.kvroute.schemas.v1.DispatchedRequest;
+import io.kvroute.schemas.v1.InferenceRequest;
+import io.kvroute.schemas.v1.ResponseEvent;
+import io.kvroute.worker.config.WorkerConfig;
+import io.kvroute.worker.consumer.internal.FinishedOffsetsCodec;
+import io.kvroute.worker.consumer.internal.Outcome;
+import io.kvroute.worker.consumer.internal.PartitionProgress;
+import io.kvroute.worker.consumer.internal.RequestRun;
+import io.kvroute.worker.consumer.internal.ResponseEvents;
+import io.kvroute.worker.engine.EngineRequest;
+import io.kvroute.worker.engine.EngineUsage;
+import io.kvroute.worker.engine.InferenceEngine;
+import io.kvroute.worker.metrics.WorkerMetrics;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.CloseOptions.GroupMembershipOperation;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.OutOfOrderSequenceException;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.Serde;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One worker's consume → infer → respond loop on its region's dispatch topic. The poll thread
+ * reads dispatch records and submits them to the engine; the engine's thread streams token
+ * chunks through a plain idempotent producer and queues each request's terminal event; the poll
+ * thread writes queued terminal events (and dead letters) in one transaction per loop together
+ * with the consumer offsets ({@code sendOffsetsToTransaction} with the group metadata, so a
+ * worker that lost its partitions is fenced). Requests finish out of order, so per partition the
+ * lowest unfinished offset is committed with the finished offsets above it in the metadata
+ * ({@link PartitionProgress}). Every consumer call stays on the poll thread. Partitions are
+ * paused while the engine queue is above its bound, so the consumer keeps polling and stays in
+ * its group.
+ */
+public final class DispatchConsumer implements Runnable, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(DispatchConsumer.class);
+    /**
+     * A partition is paused while its watermark-to-highest-offset span reaches this; one more poll
+     * can add at most {@link WorkerConfig#MAX_POLL_RECORDS_LIMIT}, and the sum keeps the commit
+     * metadata under Kafka's limit.
+     */
+    public static final int MAX_TRACKED_SPAN = FinishedOffsetsCodec.MAX_SPAN_FOR_LIMIT - WorkerConfig.MAX_POLL_RECORDS_LIMIT;
+    static final Duration POLL_TIMEOUT = Duration.ofMillis(20);
+    static final long CHUNK_ACK_TIMEOUT_MS = 30_000;
+
+    private final WorkerConfig config;
+    private final String dispatchTopic;
+    private final String responsesTopic;
+    private final String deadLetterTopic;
+    private final Consumer<byte[], byte[]> consumer;
+    private final Producer<String, byte[]> chunkProducer;
+    private final Producer<byte[], byte[]> txProducer;
+    private final InferenceEngine engine;
+    private final Serde<DispatchedRequest> dispatchSerde;
+    private final Serde<ResponseEvent> responseSerde;
+    private final WorkerMetrics metrics;
+    private final LongSupplier clock;
+    private final ConcurrentLinkedQueue<Outcome> outcomes = new ConcurrentLinkedQueue<>();
+    private final List<Outcome> retrying = new ArrayList<>();
+    private final Map<TopicPartition, Owned> owned = new HashMap<>();
+    private final Set<TopicPartition> dirty = new HashSet<>();
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private volatile boolean closing;
+    private volatile List<Integer> ownedPartitions = List.of();
+    private volatile Throwable failure;
+    private long epochs;
+    private long lastCommitMs;
+    private boolean engineOverloaded;
+
+    public DispatchConsumer(WorkerConfig config, Consumer<byte[], byte[]> consumer, Producer<String, byte[]> chunkProducer,
+                            Producer<byte[], byte[]> txProducer, InferenceEngine engine,
+                            Serde<DispatchedRequest> dispatchSerde, Serde<ResponseEvent> responseSerde,
+                            WorkerMetrics metrics, LongSupplier clock) {
+        this.config = config;
+        KvrouteTopics topics = config.topics();
+        this.dispatchTopic = topics.dispatchTopic(config.region());
+        this.responsesTopic = topics.responses().name();
+        this.deadLetterTopic = topics.deadLetters().name();
+        this.consumer = consumer;
+        this.chunkProducer = chunkProducer;
+        this.txProducer = txProducer;
+        this.engine = engine;
+        this.dispatchSerde = dispatchSerde;
+        this.responseSerde = responseSerde;
+        this.metrics = metrics;
+        this.clock = clock;
+    }
+
+    /** Partitions of the dispatch topic this worker owns now (read from any thread). */
+    public List<Integer> ownedPartitions() {
+        return ownedPartitions;
+    }
+
+    /** Why the loop stopped on its own, or null. */
+    public Throwable failure() {
+        return failure;
+    }
+
+    public boolean isRunning() {
+        return stopped.getCount() > 0;
+    }
+
+    /** Blocks until the loop has stopped, by {@link #close()} or on its own. */
+    public void awaitStopped() throws InterruptedException {
+        stopped.await();
+    }
+
+    @Override
+    public void run() {
+        try {
+            txProducer.initTransactions();
+            consumer.subscribe(List.of(dispatchTopic), new Rebalance());
+            while (!closing) {
+                ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL_TIMEOUT);
+                for (TopicPartition tp : records.partitions()) {
+                    handle(tp, records.records(tp));
+                }
+                commitIfDue(false);
+                applyBackPressure();
+            }
+        } catch (WakeupException e) {
+            if (!closing) {
+                failure = e;
+                LOG.error("dispatch consumer woken up unexpectedly", e);
+            }
+        } catch (RuntimeException e) {
+            failure = e;
+            LOG.error("dispatch consumer of worker {} stopped: {}", config.workerId(), e.toString(), e);
+        } finally {
+            shutDown();
+        }
+    }
+
+    /** Stops the loop: commits what is finished, abandons the rest to the next owner, leaves the group. */
+    @Override
+    public void close() {
+        closing = true;
+        consumer.wakeup();
+        try {
+            if (!stopped.await(30, TimeUnit.SECONDS)) {
+                LOG.warn("dispatch consumer of worker {} did not stop within 30 s", config.workerId());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void shutDown() {
+        try {
+            if (failure == null) {
+                commitIfDue(true);
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("final commit of worker {} failed: {}", config.workerId(), e.toString());
+        }
+        owned.values().forEach(o -> o.requestIds.forEach(engine::cancel));
+        owned.clear();
+        ownedPartitions = List.of();
+        try {
+            consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)).withGroupMembershipOperation(GroupMembershipOperation.LEAVE_GROUP));
+        } catch (RuntimeException e) {
+            LOG.warn("closing the consumer of worker {} failed: {}", config.workerId(), e.toString());
+        }
+        try {
+            txProducer.close(Duration.ofSeconds(5));
+        } catch (RuntimeException e) {
+            LOG.warn("closing the transactional producer of worker {} failed: {}", config.workerId(), e.toString());
+        }
+        stopped.countDown();
+    }
+
+    private void handle(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records) {
+        Owned partition = owned.get(tp);
+        if (partition == null) {
+            return;
+        }
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+            long offset = record.offset();
+            if (partition.progress.isFinished(offset)) {
+                partition.progress.finished(offset);
+                dirty.add(tp);
+                continue;
+            }
+            DispatchedRequest dispatched;
+            try {
+                dispatched = dispatchSerde.deserializer().deserialize(record.topic(), record.value());
+                if (dispatched == null) {
+                    throw new SerializationException("dispatch record has no value");
+                }
+            } catch (SerializationException e) {
+                if (isRegistryOutage(e)) {
+                    LOG.warn("schema registry unavailable reading {}@{}; retrying: {}", tp, offset, e.getMessage());
+                    consumer.seek(tp, offset);
+                    return;
+                }
+                partition.progress.started(offset);
+                outcomes.add(deadLetter(record, partition.epoch, e));
+                continue;
+            }
+            partition.progress.started(offset);
+            try {
+                start(tp, partition, offset, dispatched);
+            } catch (RuntimeException e) {
+                LOG.warn("request at {}@{} could not be started: {}", tp, offset, e.toString());
+                InferenceRequest request = dispatched.getRequest();
+                ResponseEvents events = new ResponseEvents(request.getRequestId(), request.getCustomId(), dispatched.getAttempt(),
+                        config.workerId(), config.region());
+                outcomes.add(Outcome.terminal(tp, offset, partition.epoch,
+                        events.failed(0, "worker could not start the request: " + e.getMessage(), new EngineUsage(0, 0, 0), clock.getAsLong()),
+                        null, Outcome.Kind.FAILED, -1));
+            }
+        }
+    }
+
+    private void start(TopicPartition tp, Owned partition, long offset, DispatchedRequest dispatched) {
+        InferenceRequest request = dispatched.getRequest();
+        ResponseEvents events = new ResponseEvents(request.getRequestId(), request.getCustomId(), dispatched.getAttempt(),
+                config.workerId(), config.region());
+        long now = clock.getAsLong();
+        if (request.getDeadlineMs() != null && request.getDeadlineMs() < now) {
+            outcomes.add(Outcome.terminal(tp, offset, partition.epoch, events.expired(now), null, Outcome.Kind.EXPIRED, -1));
+            return;
+        }
+        EngineRequest engineRequest = new EngineRequest(request.getRequestId(), dispatched.getAttempt(),
+                promptTokens(request), Math.max(1, request.getMaxTokens()),
+                request.getPrefixBlockHashes().stream().mapToLong(Long::longValue).toArray(),
+                request.getPrefixBlockTokens() > 0 ? request.getPrefixBlockTokens() : EngineRequest.DEFAULT_BLOCK_TOKENS,
+                now);
+        partition.requestIds.add(request.getRequestId());
+        RequestRun run = new RequestRun(events, tp, offset, partition.epoch, config.chunkTokens(), this::sendChunk,
+                outcomes::add, metrics::tokens, clock);
+        engine.submit(engineRequest, run);
+    }
+
+    private static int promptTokens(InferenceRequest request) {
+        if (request.getPromptTokenEstimate() > 0) {
+            return request.getPromptTokenEstimate();
+        }
+        long chars = request.getPrompt() != null ? request.getPrompt().length()
+                : request.getMessages() == null ? 0 : request.getMessages().stream().mapToLong(m -> m.getContent().length()).sum();
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, (chars + 3) / 4));
+    }
+
+    private Future<RecordMetadata> sendChunk(String requestId, ResponseEvent chunk) {
+        byte[] value = responseSerde.serializer().serialize(responsesTopic, chunk);
+        return chunkProducer.send(new ProducerRecord<>(responsesTopic, requestId, value), (metadata, error) -> {
+            if (error != null) {
+                LOG.warn("token chunk of request {} not delivered: {}", requestId, error.toString());
+            }
+
+        });
+    }
+
+    private Outcome deadLetter(ConsumerRecord<byte[], byte[]> record, long epoch, Exception error) {
+        RecordHeaders headers = new RecordHeaders();
+        record.headers().forEach(headers::add);
+        headers.add(DeadLetterHeaders.SOURCE_TOPIC, utf8(record.topic()));
+        headers.add(DeadLetterHeaders.SOURCE_PARTITION, utf8(Integer.toString(record.partition())));
+        headers.add(DeadLetterHeaders.SOURCE_OFFSET, utf8(Long.toString(record.offset())));
+        headers.add(DeadLetterHeaders.ERROR_CLASS, utf8(error.getClass().getName()));
+        headers.add(DeadLetterHeaders.ERROR_MESSAGE, utf8(String.valueOf(error.getMessage())));
+        headers.add(DeadLetterHeaders.FAILED_AT_MS, utf8(Long.toString(clock.getAsLong())));
+        LOG.warn("dispatch record {}-{}@{} is undecodable, sent to {}: {}", record.topic(), record.partition(),
+                record.offset(), deadLetterTopic, error.getMessage());
+        ProducerRecord<byte[], byte[]> out = new ProducerRecord<>(deadLetterTopic, null, record.key(), record.value(), headers);
+        return Outcome.deadLetter(new TopicPartition(record.topic(), record.partition()), record.offset(), epoch, out);
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static boolean isRegistryOutage(SerializationException e) {
+        return e.getCause() instanceof SchemaRegistryException && !(e.getCause() instanceof UnknownSchemaIdException);
+    }
+
+    /**
+     * Writes finished results and the offsets they free in one transaction. Runs every
+     * commit interval, and at once ({@code force}) before partitions are given up.
+     */
+    private void commitIfDue(boolean force) {
+        long now = clock.getAsLong();
+        if (!force && now - lastCommitMs < config.commitIntervalMs()) {
+            return;
+        }
+        lastCommitMs = now;
+        List<Outcome> batch = new ArrayList<>(retrying);
+        retrying.clear();
+        for (Outcome o; (o = outcomes.poll()) != null; ) {
+            batch.add(o);
+        }
+        batch.removeIf(o -> {
+            Owned partition = owned.get(o.source());
+            return partition == null || partition.epoch != o.epoch();
+        });
+        if (batch.isEmpty() && dirty.isEmpty()) {
+            return;
+        }
+        try {
+            txProducer.beginTransaction();
+            for (Outcome o : batch) {
+                awaitChunks(o);
+                txProducer.send(o.toRecord(responsesTopic, responseSerde.serializer()));
+            }
+            for (Outcome o : batch) {
+                Owned partition = owned.get(o.source());
+                partition.progress.finished(o.offset());
+                dirty.add(o.source());
+            }
+            Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+            for (TopicPartition tp : dirty) {
+                Owned partition = owned.get(tp);
+                if (partition != null) {
+                    offsets.put(tp, new OffsetAndMetadata(partition.progress.commitOffset(), partition.progress.commitMetadata()));
+                }
+            }
+            txProducer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
+            txProducer.commitTransaction();
+        } catch (ProducerFencedException | InvalidProducerEpochException | OutOfOrderSequenceException
+                 | UnsupportedVersionException | AuthorizationException e) {
+            metrics.transaction(false);
+            throw new IllegalStateException("worker " + config.workerId() + " cannot write transactions any more ("
+                    + e.getClass().getSimpleName() + "): another instance with transactional id "
+                    + config.transactionalId() + " may have taken over", e);
+        } catch (KafkaException e) {
+            LOG.warn("transaction of worker {} aborted, will retry: {}", config.workerId(), e.toString());
+            txProducer.abortTransaction();
+            metrics.transaction(false);
+            retrying.addAll(batch);
+            return;
+        }
+        metrics.transaction(true);
+        dirty.clear();
+        for (Outcome o : batch) {
+            Owned partition = owned.get(o.source());
+            if (partition != null && o.terminal() != null) {
+                partition.requestIds.remove(o.terminal().getRequestId());
+            }
+            record(o);
+        }
+    }
+
+    private void record(Outcome o) {
+        switch (o.kind()) {
+            case COMPLETED -> metrics.completed(o.ttftMs());
+            case FAILED -> metrics.failed();
+            case EXPIRED -> metrics.expired();
+            case DEAD_LETTER -> metrics.deadLetter();
+            default -> throw new IllegalStateException("unknown outcome " + o.kind());
+        }
+    }
+
+    /**
+     * Readers end a request at its terminal event, so its last chunk is acknowledged first (the
+     * idempotent producer keeps a key's chunks in order, so earlier ones are then written too).
+     * A chunk that cannot be delivered does not hold the terminal back: readers see the gap.
+     */
+    private static void awaitChunks(Outcome o) {
+        if (o.lastChunk() == null) {
+            return;
+        }
+        try {
+            o.lastChunk().get(CHUNK_ACK_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.error("token chunks of the request at {}@{} may be missing: {}", o.source(), o.offset(), e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KafkaException("interrupted waiting for a token chunk", e);
+        }
+    }
+
+    private void applyBackPressure() {
+        int waiting = engine.waitingRequests();
+        if (!engineOverloaded && waiting > config.maxWaiting()) {
+            engineOverloaded = true;
+        } else if (engineOverloaded && waiting < Math.max(1, config.maxWaiting() * 3 / 4)) {
+            engineOverloaded = false;
+        }
+        Set<TopicPartition> pause = new HashSet<>();
+        Set<TopicPartition> resume = new HashSet<>();
+        Set<TopicPartition> paused = consumer.paused();
+        owned.forEach((tp, partition) -> {
+            boolean shouldPause = engineOverloaded || partition.progress.span() >= MAX_TRACKED_SPAN;
+            if (shouldPause && !paused.contains(tp)) {
+                pause.add(tp);
+            } else if (!shouldPause && paused.contains(tp)) {
+                resume.add(tp);
+            }
+        });
+        if (!pause.isEmpty()) {
+            consumer.pause(pause);
+        }
+        if (!resume.isEmpty()) {
+            consumer.resume(resume);
+        }
+    }
+
+    private void publishOwnership() {
+        ownedPartitions = owned.keySet().stream().map(TopicPartition::partition).sorted().toList();
+    }
+
+    private void release(Collection<TopicPartition> partitions) {
+        for (TopicPartition tp : partitions) {
+            Owned partition = owned.remove(tp);
+            dirty.remove(tp);
+            if (partition != null) {
+                partition.requestIds.forEach(engine::cancel);
+            }
+        }
+        publishOwnership();
+    }
+
+    /** Reacts to assignment changes on the poll thread. */
+    private final class Rebalance implements ConsumerRebalanceListener {
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            if (partitions.isEmpty()) {
+                return;
+            }
+            try {
+                if (failure == null) {
+                    commitIfDue(true);
+                }
+            } catch (IllegalStateException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                LOG.warn("commit before giving up {} failed: {}", partitions, e.toString());
+            }
+            release(partitions);
+            LOG.info("worker {} gave up dispatch partitions {}", config.workerId(), partitions);
+        }
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            release(partitions);
+            LOG.warn("worker {} lost dispatch partitions {}", config.workerId(), partitions);
+        }
+
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            if (partitions.isEmpty()) {
+                return;
+            }
+            Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(new HashSet<>(partitions));
+            for (TopicPartition tp : partitions) {
+                OffsetAndMetadata c = committed.get(tp);
+                PartitionProgress progress = c == null
+                        ? new PartitionProgress(consumer.position(tp), null)
+                        : new PartitionProgress(c.offset(), c.metadata());
+                owned.put(tp, new Owned(progress, ++epochs));
+                if (c != null && !c.metadata().isEmpty()) {
+                    LOG.info("worker {} took {} at offset {}; {} later records already finished", config.workerId(), tp,
+                            c.offset(), FinishedOffsetsCodec.decode(c.offset(), c.metadata()).size());
+                }
+            }
+            publishOwnership();
+            LOG.info("worker {} owns dispatch partitions {}", config.workerId(), ownedPartitions);
+        }
+    }
+
+    /** An owned partition: its progress and the requests of it running in the engine. */
+    private static final class Owned {
+        final PartitionProgress progress;
+        final long epoch;
+        final Set<String> requestIds = new HashSet<>();
+
+        Owned(PartitionProgress progress, long epoch) {
+            this.progress = progress;
+            this.epoch = epoch;
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package io.kvroute.worker.consumer.internal;
+
+import io.kvroute.schemas.v1.ResponseEvent;
+import io.kvroute.worker.engine.EngineListener;
+import io.kvroute.worker.engine.EngineUsage;
+import java.util.concurrent.Future;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Listens to one request in the engine: gathers tokens into chunks of {@code chunkTokens}, sends
+ * each chunk at once (numbered 0, 1, 2...), and at the end hands a terminal event numbered after
+ * the last chunk to the poll thread, which writes it in a transaction with the offset commit.
+ * Runs on the engine's thread.
+ */
+public final class RequestRun implements EngineListener {
+
+    /** Sends a chunk event keyed by request id and returns the send. */
+    public interface ChunkSender extends BiFunction<String, ResponseEvent, Future<RecordMetadata>> {
+    }
+
+    /** Observes a run's progress for metrics. */
+    public interface Observer {
+        void tokens(int count);
+    }
+
+    private final ResponseEvents events;
+    private final TopicPartition source;
+    private final long offset;
+    private final long epoch;
+    private final int chunkTokens;
+    private final ChunkSender chunks;
+    private final Consumer<Outcome> outcomes;
+    private final Observer observer;
+    private final LongSupplier clock;
+    private final StringBuilder pendingText = new StringBuilder();
+    private int pendingTokens;
+    private int tokensSoFar;
+    private int nextSequence;
+    private Future<RecordMetadata> lastChunk;
+    private boolean ended;
+
+    public RequestRun(ResponseEvents events, TopicPartition source, long offset, long epoch, int chunkTokens, ChunkSender chunks,
+                      Consumer<Outcome> outcomes, Observer observer, LongSupplier clock) {
+        this.events = events;
+        this.source = source;
+        this.offset = offset;
+        this.epoch = epoch;
+        this.chunkTokens = chunkTokens;
+        this.chunks = chunks;
+        this.outcomes = outcomes;
+        this.observer = observer;
+        this.clock = clock;
+    }
+
+    @Override
+    public void onFirstToken(long ttftMs) {
+        // TTFT is reported with the terminal event
+    }
+
+    @Override
+    public void onTokens(String textDelta, int count) {
+        if (ended) {
+            return;
+        }
+        pendingText.append(textDelta);
+        pendingTokens += count;
+        tokensSoFar += count;
+        observer.tokens(count);
+        if (pendingTokens >= chunkTokens) {
+            flushChunk();
+        }
+    }
+
+    @Override
+    public void onFinished(String finishReason, EngineUsage usage, long ttftMs) {
+        if (ended) {
+            return;
+        }
+        try {
+            flushChunk();
+        } catch (RuntimeException e) {
+            end(events.failed(nextSequence, "token chunk could not be sent: " + e.getMessage(), usage, clock.getAsLong()),
+                    Outcome.Kind.FAILED, -1);
+            throw e;
+        }
+        end(events.completed(nextSequence, finishReason, usage, ttftMs, clock.getAsLong()), Outcome.Kind.COMPLETED, ttftMs);
+    }
+
+    @Override
+    public void onFailed(String error) {
+        if (ended) {
+            return;
+        }
+        try {
+            flushChunk();
+        } catch (RuntimeException e) {
+            error = error + "; token chunk could not be sent: " + e.getMessage();
+        }
+        end(events.failed(nextSequence, error, new EngineUsage(0, tokensSoFar, 0), clock.getAsLong()), Outcome.Kind.FAILED, -1);
+    }
+
+    /** Sends the pending tokens as the next chunk; if sending throws, they stay pending for the next try. */
+    private void flushChunk() {
+        if (pendingTokens == 0) {
+            return;
+        }
+        lastChunk = chunks.apply(events.requestId(), events.chunk(nextSequence, pendingText.toString(), clock.getAsLong()));
+        nextSequence++;
+        pendingText.setLength(0);
+        pendingTokens = 0;
+    }
+
+    private void end(ResponseEvent terminal, Outcome.Kind kind, long ttftMs) {
+        ended = true;
+        outcomes.accept(Outcome.terminal(source, offset, epoch, terminal, lastChunk, kind, ttftMs));
+    }
+}

@@ -1,0 +1,67 @@
+package io.kvroute.worker.consumer.internal;
+
+import io.kvroute.schemas.v1.ResponseEvent;
+import io.kvroute.schemas.v1.ResponseStatus;
+import io.kvroute.schemas.v1.TerminalResult;
+import io.kvroute.schemas.v1.Usage;
+import io.kvroute.worker.engine.EngineUsage;
+
+/** Builds the chunk and terminal {@link ResponseEvent}s of one attempt of a request. */
+public final class ResponseEvents {
+    private final String requestId;
+    private final String customId;
+    private final int attempt;
+    private final String workerId;
+    private final String region;
+
+    public ResponseEvents(String requestId, String customId, int attempt, String workerId, String region) {
+        this.requestId = requestId;
+        this.customId = customId;
+        this.attempt = attempt;
+        this.workerId = workerId;
+        this.region = region;
+    }
+
+    public String requestId() {
+        return requestId;
+    }
+
+    public ResponseEvent chunk(int sequence, String textDelta, long nowMs) {
+        return base(sequence, nowMs).setTextDelta(textDelta).build();
+    }
+
+    public ResponseEvent completed(int sequence, String finishReason, EngineUsage usage, long ttftMs, long nowMs) {
+        return terminal(sequence, ResponseStatus.COMPLETED, finishReason, usage, ttftMs, null, nowMs);
+    }
+
+    public ResponseEvent failed(int sequence, String error, EngineUsage usage, long nowMs) {
+        return terminal(sequence, ResponseStatus.FAILED, null, usage, null, error, nowMs);
+    }
+
+    public ResponseEvent expired(long nowMs) {
+        return terminal(0, ResponseStatus.EXPIRED, null, new EngineUsage(0, 0, 0), null, "deadline passed before the request ran", nowMs);
+    }
+
+    private ResponseEvent terminal(int sequence, ResponseStatus status, String finishReason, EngineUsage usage,
+                                   Long ttftMs, String error, long nowMs) {
+        TerminalResult result = TerminalResult.newBuilder()
+                .setStatus(status)
+                .setFinishReason(finishReason)
+                .setUsage(new Usage(usage.promptTokens(), usage.completionTokens(), usage.cachedTokens()))
+                .setTtftMs(ttftMs)
+                .setWorkerId(workerId)
+                .setRegion(region)
+                .setError(error)
+                .build();
+        return base(sequence, nowMs).setTerminal(result).build();
+    }
+
+    private ResponseEvent.Builder base(int sequence, long nowMs) {
+        return ResponseEvent.newBuilder()
+                .setRequestId(requestId)
+                .setCustomId(customId)
+                .setAttempt(attempt)
+                .setSequence(sequence)
+                .setProducedAtMs(nowMs);
+    }
+}

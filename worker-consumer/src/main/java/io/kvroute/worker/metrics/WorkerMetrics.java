@@ -1,0 +1,117 @@
+package io.kvroute.worker.metrics;
+
+import io.kvroute.worker.engine.InferenceEngine;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.ToDoubleFunction;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.producer.Producer;
+
+/**
+ * The worker's own meters, all named under {@value #PREFIX}, plus the Kafka client metrics of its
+ * consumer and producers. Tagged with the worker id and region. Holds no prompt data.
+ */
+public final class WorkerMetrics implements AutoCloseable {
+    public static final String PREFIX = "kvroute.worker.";
+    public static final String ENGINE_WAITING = PREFIX + "engine.waiting";
+    public static final String ENGINE_RUNNING = PREFIX + "engine.running";
+    public static final String KV_USAGE = PREFIX + "kv.usage";
+    public static final String PREFIX_HIT_RATE = PREFIX + "prefix.hit.rate";
+    public static final String REQUESTS = PREFIX + "requests";
+    public static final String TTFT = PREFIX + "ttft";
+    public static final String TOKENS = PREFIX + "tokens";
+    public static final String DEAD_LETTERS = PREFIX + "dead.letters";
+    public static final String TRANSACTIONS = PREFIX + "transactions";
+
+    private final MeterRegistry registry;
+    private final Tags tags;
+    private final Counter completed;
+    private final Counter failed;
+    private final Counter expired;
+    private final Counter deadLetters;
+    private final Counter transactionsCommitted;
+    private final Counter transactionsAborted;
+    private final Counter tokens;
+    private final Timer ttft;
+    private final List<KafkaClientMetrics> clientMetrics = new ArrayList<>();
+
+    public WorkerMetrics(MeterRegistry registry, String workerId, String region, InferenceEngine engine) {
+        this.registry = registry;
+        this.tags = Tags.of("worker", workerId, "region", region);
+        gauge(ENGINE_WAITING, engine, e -> e.snapshot().waitingRequests());
+        gauge(ENGINE_RUNNING, engine, e -> e.snapshot().runningRequests());
+        gauge(KV_USAGE, engine, e -> e.snapshot().kvUsage());
+        gauge(PREFIX_HIT_RATE, engine, e -> e.snapshot().prefixCacheHitRate());
+        completed = Counter.builder(REQUESTS).tags(tags).tag("status", "completed").register(registry);
+        failed = Counter.builder(REQUESTS).tags(tags).tag("status", "failed").register(registry);
+        expired = Counter.builder(REQUESTS).tags(tags).tag("status", "expired").register(registry);
+        deadLetters = Counter.builder(DEAD_LETTERS).tags(tags).register(registry);
+        transactionsCommitted = Counter.builder(TRANSACTIONS).tags(tags).tag("outcome", "committed").register(registry);
+        transactionsAborted = Counter.builder(TRANSACTIONS).tags(tags).tag("outcome", "aborted").register(registry);
+        tokens = Counter.builder(TOKENS).tags(tags).description("output tokens streamed").register(registry);
+        ttft = Timer.builder(TTFT).tags(tags).publishPercentileHistogram().register(registry);
+    }
+
+    private void gauge(String name, InferenceEngine engine, ToDoubleFunction<InferenceEngine> f) {
+        Gauge.builder(name, engine, f).tags(tags).register(registry);
+    }
+
+    public void bindConsumer(Consumer<?, ?> consumer) {
+        bind(new KafkaClientMetrics(consumer, tags));
+    }
+
+    public void bindProducer(Producer<?, ?> producer) {
+        bind(new KafkaClientMetrics(producer, tags));
+    }
+
+    private void bind(KafkaClientMetrics metrics) {
+        metrics.bindTo(registry);
+        synchronized (clientMetrics) {
+            clientMetrics.add(metrics);
+        }
+    }
+
+    public void completed(long ttftMs) {
+        completed.increment();
+        ttft.record(Duration.ofMillis(ttftMs));
+    }
+
+    public void failed() {
+        failed.increment();
+    }
+
+    public void expired() {
+        expired.increment();
+    }
+
+    public void deadLetter() {
+        deadLetters.increment();
+    }
+
+    public void tokens(int count) {
+        tokens.increment(count);
+    }
+
+    public void transaction(boolean committed) {
+        (committed ? transactionsCommitted : transactionsAborted).increment();
+    }
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    @Override
+    public void close() {
+        synchronized (clientMetrics) {
+            clientMetrics.forEach(KafkaClientMetrics::close);
+            clientMetrics.clear();
+        }
+    }
+}

@@ -1,0 +1,83 @@
+package io.kvroute.worker.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.kvroute.platform.config.ConfigException;
+import io.kvroute.platform.config.Settings;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class WorkerConfigTest {
+
+    private static Map<String, String> required() {
+        Map<String, String> m = new HashMap<>();
+        m.put(WorkerConfig.BOOTSTRAP_SERVERS, "localhost:9092");
+        m.put(WorkerConfig.SCHEMA_REGISTRY_URL, "mock://x");
+        m.put(WorkerConfig.WORKER_ID, "w-1");
+        m.put(WorkerConfig.REGION, "us-east");
+        return m;
+    }
+
+    @Test
+    void shouldApplyDefaults() {
+        WorkerConfig config = WorkerConfig.from(Settings.of(required()));
+        assertThat(config.topicPrefix()).isEqualTo("kvroute");
+        assertThat(config.models()).containsExactly("llama-3.1-8b");
+        assertThat(config.groupId()).isEqualTo("kvroute.worker.us-east");
+        assertThat(config.transactionalId()).isEqualTo("kvroute-worker-w-1");
+        assertThat(config.kvBlocks()).isEqualTo(26_000);
+        assertThat(config.maxRunning()).isEqualTo(256);
+        assertThat(config.maxBatchedTokens()).isEqualTo(8192);
+        assertThat(config.chunkTokens()).isEqualTo(16);
+        assertThat(config.telemetryIntervalMs()).isEqualTo(250);
+        assertThat(config.maxWaiting()).isEqualTo(512);
+        assertThat(config.metricsPort()).isEqualTo(-1);
+        assertThat(config.topics().dispatchTopic(config.region())).isEqualTo("kvroute.dispatch.us-east");
+    }
+
+    @Test
+    void shouldPassKafkaSettingsThrough() {
+        Map<String, String> m = required();
+        m.put("kafka.max.poll.records", "7");
+        assertThat(WorkerConfig.from(Settings.of(m)).kafka()).containsEntry("max.poll.records", "7");
+    }
+
+    @Test
+    void shouldRequireTheWorkerIdAndRegion() {
+        Map<String, String> m = required();
+        m.remove(WorkerConfig.WORKER_ID);
+        assertThatThrownBy(() -> WorkerConfig.from(Settings.of(m))).isInstanceOf(ConfigException.class).hasMessageContaining("worker.id");
+        Map<String, String> n = required();
+        n.put(WorkerConfig.REGION, "US East");
+        assertThatThrownBy(() -> WorkerConfig.from(Settings.of(n))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("worker.region").hasMessageContaining("US East");
+    }
+
+    @Test
+    void shouldBoundMaxPollRecordsSoCommitMetadataFits() {
+        Map<String, String> m = required();
+        m.put("kafka.max.poll.records", "1000");
+        assertThatThrownBy(() -> WorkerConfig.from(Settings.of(m))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("kafka.max.poll.records").hasMessageContaining("1000");
+    }
+
+    @Test
+    void shouldRejectAnEngineThatDoesNotExistYet() {
+        Map<String, String> m = required();
+        m.put(WorkerConfig.ENGINE, "openai");
+        assertThatThrownBy(() -> WorkerConfig.from(Settings.of(m))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("worker.engine").hasMessageContaining("openai");
+    }
+
+    @Test
+    void shouldRejectOutOfRangeNumbers() {
+        Map<String, String> m = required();
+        m.put(WorkerConfig.SIM_SPEED, "0");
+        assertThatThrownBy(() -> WorkerConfig.from(Settings.of(m))).isInstanceOf(ConfigException.class).hasMessageContaining("worker.sim.speed");
+        Map<String, String> n = required();
+        n.put(WorkerConfig.CHUNK_TOKENS, "lots");
+        assertThatThrownBy(() -> WorkerConfig.from(Settings.of(n))).isInstanceOf(ConfigException.class).hasMessageContaining("worker.chunk.tokens");
+    }
+}
