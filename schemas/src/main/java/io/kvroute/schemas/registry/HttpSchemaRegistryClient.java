@@ -52,7 +52,21 @@ public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
         if (cached != null) {
             return cached;
         }
-        JsonNode reply = post("subjects/" + encode(subject) + "/versions", schemaBody(schema), subject);
+        JsonNode reply;
+        try {
+            reply = post("subjects/" + encode(subject) + "/versions", schemaBody(schema), subject);
+        } catch (SchemaRegistryException e) {
+            // Two clients registering the same new subject at once: some registries (Apicurio)
+            // answer the second with 409 "already exists"; the schema is there, so look it up.
+            if (!e.getMessage().contains("HTTP 409")) {
+                throw e;
+            }
+            try {
+                return lookup(subject, schema);
+            } catch (SchemaRegistryException notThere) {
+                throw e;
+            }
+        }
         int id = reply.path("id").asInt(-1);
         if (id < 0) {
             throw new SchemaRegistryException("registry answered registration of subject '" + subject + "' without an id: " + reply);
