@@ -1,8 +1,8 @@
 package io.kvroute.local.demo;
 
 import io.kvroute.local.stack.RegionSpec;
-import io.kvroute.local.trace.MooncakeTrace;
-import io.kvroute.local.trace.TraceRequest;
+import io.kvroute.bench.trace.MooncakeTrace;
+import io.kvroute.bench.trace.TraceRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -21,7 +21,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class KvrouteServices implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KvrouteServices.class);
-    public static final String MODEL = "llama-3.1-8b";
+    /**
+     * The local stack's model: the simulated engine with Llama-3.1-8B-on-H100 cost coefficients
+     * and a 256k-token context window, because the Mooncake trace was recorded on a long-context
+     * service and has prompts up to 191k tokens (Llama-3.1-8B itself stops at 128k).
+     */
+    public static final String MODEL = "sim-8b-256k";
+    public static final int MODEL_CONTEXT_TOKENS = 262_144;
 
     private final String bootstrapServers;
     private final String registryUrl;
@@ -73,6 +79,8 @@ public final class KvrouteServices implements AutoCloseable {
         return common()
                 .set("router.regions", Fleet.regionNames(regions))
                 .set("router.policy", policy)
+                .set("router.models", MODEL + ":" + MODEL_CONTEXT_TOKENS)
+                .set("router.max.prompt.tokens", Integer.toString(MODEL_CONTEXT_TOKENS))
                 .set("router.application.id", topics.prefix() + "-router")
                 .set("router.state.dir", stateDir.resolve("router-state").toString())
                 .overrides(extraSettings)

@@ -23,7 +23,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
     private ChildJvm process;
 
     public LocalKafkaBroker(Path dir, String heap) {
-        this.dir = dir;
+        this.dir = dir.toAbsolutePath();
         this.heap = heap;
         this.port = ChildJvm.freePort();
         this.controllerPort = ChildJvm.freePort();
@@ -36,7 +36,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
             if (!Files.exists(dir.resolve("data/meta.properties"))) {
                 format(config);
             }
-            process = ChildJvm.start("kafka-broker", jvmArgs(), System.getProperty("java.class.path"),
+            process = ChildJvm.start("kafka-broker", jvmArgs(), absoluteClasspath(),
                     "kafka.Kafka", List.of(config.toString()), dir, dir.resolve("broker.log"));
             process.awaitReady(() -> ChildJvm.portOpen(port), Duration.ofSeconds(60));
             return this;
@@ -51,7 +51,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
     }
 
     private void format(Path config) {
-        ChildJvm formatter = ChildJvm.start("kafka-storage-format", jvmArgs(), System.getProperty("java.class.path"),
+        ChildJvm formatter = ChildJvm.start("kafka-storage-format", jvmArgs(), absoluteClasspath(),
                 "kafka.tools.StorageTool",
                 List.of("format", "-t", Uuid.randomUuid().toString(), "-c", config.toString()),
                 dir, dir.resolve("format.log"));
@@ -113,6 +113,13 @@ public final class LocalKafkaBroker implements AutoCloseable {
             throw new UncheckedIOException(e);
         }
         return file.toString();
+    }
+
+    /** This JVM's classpath with absolute entries, since the broker runs in its own directory. */
+    private static String absoluteClasspath() {
+        return java.util.Arrays.stream(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+                .map(entry -> Path.of(entry).toAbsolutePath().toString())
+                .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
     }
 
     public String bootstrapServers() {

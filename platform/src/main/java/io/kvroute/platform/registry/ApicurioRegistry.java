@@ -43,8 +43,9 @@ public final class ApicurioRegistry implements AutoCloseable {
                 + ": build the project first (mvn -DskipTests install unpacks it) or set -D" + DIR_PROPERTY);
     }
 
-    public static ApicurioRegistry start(Path workDir) {
+    public static ApicurioRegistry start(Path dir) {
         Path jar = locateRunnerJar();
+        Path workDir = dir.toAbsolutePath();
         int port = ChildJvm.freePort();
         int managementPort = ChildJvm.freePort();
         try {
