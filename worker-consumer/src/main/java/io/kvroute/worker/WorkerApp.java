@@ -109,7 +109,7 @@ public final class WorkerApp implements AutoCloseable {
             metrics.bindProducer(txProducer);
             metrics.bindConsumer(consumer);
             PrometheusEndpoint endpoint = config.metricsPort() < 0 ? null
-                    : opened(opened, PrometheusEndpoint.start("0.0.0.0", config.metricsPort(), registry));
+                    : opened(opened, PrometheusEndpoint.start(config.metricsHost(), config.metricsPort(), registry));
 
             DispatchConsumer dispatch = new DispatchConsumer(config, consumer, producer, txProducer, engine,
                     serdes.valueSerde(DispatchedRequest.class), serdes.valueSerde(ResponseEvent.class), metrics, clock);

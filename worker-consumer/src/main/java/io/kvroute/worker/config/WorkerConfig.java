@@ -17,7 +17,7 @@ import java.util.Map;
 public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, String topicPrefix, String workerId,
                            String region, List<String> models, String engine, long networkDelayMs, int kvBlocks,
                            int maxRunning, int maxBatchedTokens, double speed, int chunkTokens,
-                           long telemetryIntervalMs, int maxWaiting, long commitIntervalMs, int metricsPort,
+                           long telemetryIntervalMs, int maxWaiting, long commitIntervalMs, String metricsHost, int metricsPort,
                            Map<String, Object> kafka) {
     public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
     public static final String SCHEMA_REGISTRY_URL = "schema.registry.url";
@@ -35,6 +35,7 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
     public static final String TELEMETRY_INTERVAL_MS = "worker.telemetry.interval.ms";
     public static final String MAX_WAITING = "worker.max.waiting";
     public static final String COMMIT_INTERVAL_MS = "worker.commit.interval.ms";
+    public static final String METRICS_HOST = "worker.metrics.host";
     public static final String METRICS_PORT = "worker.metrics.port";
     public static final String KAFKA_PREFIX = "kafka.";
 
@@ -54,6 +55,8 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
     public static final long DEFAULT_TELEMETRY_INTERVAL_MS = 250;
     public static final int DEFAULT_MAX_WAITING = 512;
     public static final long DEFAULT_COMMIT_INTERVAL_MS = 25;
+    /** Loopback unless told otherwise: metrics are not for the open network by default. */
+    public static final String DEFAULT_METRICS_HOST = "127.0.0.1";
     public static final int DEFAULT_METRICS_PORT = -1;
 
     /** Every default, for the lowest layer of {@link Settings}. */
@@ -71,6 +74,7 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
         d.put(TELEMETRY_INTERVAL_MS, Long.toString(DEFAULT_TELEMETRY_INTERVAL_MS));
         d.put(MAX_WAITING, Integer.toString(DEFAULT_MAX_WAITING));
         d.put(COMMIT_INTERVAL_MS, Long.toString(DEFAULT_COMMIT_INTERVAL_MS));
+        d.put(METRICS_HOST, DEFAULT_METRICS_HOST);
         d.put(METRICS_PORT, Integer.toString(DEFAULT_METRICS_PORT));
         return d;
     }
@@ -106,6 +110,7 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
                 s.longValue(TELEMETRY_INTERVAL_MS, 10, 600_000),
                 s.intValue(MAX_WAITING, 1, 1_000_000),
                 s.longValue(COMMIT_INTERVAL_MS, 1, 10_000),
+                s.string(METRICS_HOST),
                 s.intValue(METRICS_PORT, -1, 65_535),
                 Map.copyOf(s.withPrefix(KAFKA_PREFIX)));
     }
