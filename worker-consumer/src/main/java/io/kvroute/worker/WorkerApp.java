@@ -52,7 +52,6 @@ public final class WorkerApp implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WorkerApp.class);
     /** Transactions are short (one poll loop); a crashed worker's open one must not stall readers long. */
     public static final int TRANSACTION_TIMEOUT_MS = 10_000;
-    static final int SCHEMA_REGISTRATION_ATTEMPTS = 5;
     static final int HEARTBEAT_INTERVAL_MS = 500;
     static final String[] ENVIRONMENT_PREFIXES = {"worker.", "kafka.", "bootstrap.", "schema.", "kvroute."};
 
@@ -156,9 +155,8 @@ public final class WorkerApp implements AutoCloseable {
     }
 
     /**
-     * Registers the schemas this worker writes before any thread writes them: several workers
-     * starting together would otherwise race to create the same subject, and the registry refuses
-     * the loser (HTTP 409) once; registering an existing schema again is harmless.
+     * Registers the schemas this worker writes at start-up, so an unreachable or refusing registry
+     * fails the start (naming the subject) rather than the first chunk send.
      */
     static void registerSchemas(Serdes serdes, KvrouteTopics topics) {
         Map<String, Schema> subjects = Map.of(
@@ -166,22 +164,10 @@ public final class WorkerApp implements AutoCloseable {
                 topics.workerTelemetry().name() + "-value", WorkerTelemetry.getClassSchema(),
                 topics.kvEvents().name() + "-value", KvCacheEvent.getClassSchema());
         subjects.forEach((subject, schema) -> {
-            for (int attempt = 1; ; attempt++) {
-                try {
-                    serdes.registry().register(subject, schema);
-                    return;
-                } catch (RuntimeException e) {
-                    if (attempt == SCHEMA_REGISTRATION_ATTEMPTS) {
-                        throw new IllegalStateException("cannot register the schema of " + subject + ": " + e.getMessage(), e);
-                    }
-                    LOG.info("registering {} failed (attempt {}), retrying: {}", subject, attempt, e.getMessage());
-                    try {
-                        Thread.sleep(100L * attempt);
-                    } catch (InterruptedException ie) {
-                        Thread.currentThread().interrupt();
-                        throw new IllegalStateException("interrupted registering schemas", ie);
-                    }
-                }
+            try {
+                serdes.registry().register(subject, schema);
+            } catch (RuntimeException e) {
+                throw new IllegalStateException("cannot register the schema of " + subject + ": " + e.getMessage(), e);
             }
         });
     }
