@@ -1,4 +1,4 @@
-package io.kvroute.local.trace;
+package io.kvroute.bench.trace;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

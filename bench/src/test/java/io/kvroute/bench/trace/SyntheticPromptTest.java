@@ -1,4 +1,4 @@
-package io.kvroute.local.trace;
+package io.kvroute.bench.trace;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

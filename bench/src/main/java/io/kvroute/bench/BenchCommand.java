@@ -1,0 +1,215 @@
+package io.kvroute.bench;
+
+import io.kvroute.bench.report.BenchReport;
+import io.kvroute.bench.report.Charts;
+import io.kvroute.bench.report.ComparisonTable;
+import io.kvroute.bench.report.JsonReport;
+import io.kvroute.bench.sim.Bounds;
+import io.kvroute.bench.sim.EngineProfile;
+import io.kvroute.bench.sim.FleetSpec;
+import io.kvroute.bench.sim.PolicyResult;
+import io.kvroute.bench.sim.SimConfig;
+import io.kvroute.bench.sim.Simulator;
+import io.kvroute.bench.trace.TenantWorkload;
+import io.kvroute.bench.trace.TraceRequest;
+import io.kvroute.bench.trace.Traces;
+import io.kvroute.router.routing.Policies;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code kvroute bench}: replays a trace through routing policies in the discrete-event simulator
+ * and compares them: a table on stdout, optionally JSON and PNG plots. The defaults (fleet, load
+ * scale per format) put the fleet near saturation, where policies differ.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = "Compare routing policies on a trace in the discrete-event simulator (virtual time).")
+public final class BenchCommand implements Callable<Integer> {
+    /** Default load scale (arrival-rate multiplier) of a Mooncake trace on the default fleet. */
+    public static final double DEFAULT_MOONCAKE_LOAD_SCALE = 2.0;
+    /** Default load scale of an Azure trace on the default fleet. */
+    public static final double DEFAULT_AZURE_LOAD_SCALE = 30.0;
+    /** Default load scale of the generated tenant workload (its rate is already near saturation). */
+    public static final double DEFAULT_TENANTS_LOAD_SCALE = 1.0;
+    public static final int DEFAULT_TENANT_REQUESTS = 3_000;
+    public static final int DEFAULT_TENANTS = 150;
+    public static final double DEFAULT_TENANT_RATE = 40.0;
+    public static final int DEFAULT_THREADS = 2;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--trace", paramLabel = "PATH", description = "Trace file (Mooncake JSONL or Azure CSV); not needed for --format tenants.")
+    Path trace;
+
+    @Option(names = "--format", paramLabel = "FORMAT", description = "mooncake, azure or tenants (default: from the file name: .csv = azure, else mooncake).")
+    String format;
+
+    @Option(names = "--requests", paramLabel = "N", description = "Use the first N requests of the trace (tenants: generate N, default " + DEFAULT_TENANT_REQUESTS + ").")
+    Integer requests;
+
+    @Option(names = "--policies", paramLabel = "all|a,b", defaultValue = "all", description = "Policies to compare (default: all).")
+    String policies;
+
+    @Option(names = "--fleet", paramLabel = "SPEC", defaultValue = FleetSpec.DEFAULT, description = "Regions as name=gpus@delayMs,... (default: ${DEFAULT-VALUE}).")
+    String fleet;
+
+    @Option(names = "--load-scale", paramLabel = "X", description = "Arrival-rate multiplier (default per format: mooncake " + DEFAULT_MOONCAKE_LOAD_SCALE
+            + ", azure " + DEFAULT_AZURE_LOAD_SCALE + ", tenants " + DEFAULT_TENANTS_LOAD_SCALE + ").")
+    Double loadScale;
+
+    @Option(names = "--seed", paramLabel = "N", defaultValue = "42", description = "Seed of randomised policies, telemetry phases and generated workloads (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--json", paramLabel = "PATH", description = "Write the results as JSON.")
+    Path json;
+
+    @Option(names = "--plot", paramLabel = "DIR", description = "Write PNG plots (TTFT CDF, hit rate vs bound) into DIR.")
+    Path plot;
+
+    @Option(names = "--slo-ms", paramLabel = "MS", defaultValue = "2000", description = "TTFT SLO for goodput (default: ${DEFAULT-VALUE} ms).")
+    long sloMs;
+
+    @Option(names = "--dispatch-latency-ms", paramLabel = "MS", defaultValue = "20", description = "Decision to worker (Kafka EOS commit + dispatch) (default: ${DEFAULT-VALUE}).")
+    long dispatchLatencyMs;
+
+    @Option(names = "--telemetry-interval-ms", paramLabel = "MS", defaultValue = "250", description = "Worker telemetry interval (default: ${DEFAULT-VALUE}).")
+    long telemetryIntervalMs;
+
+    @Option(names = "--engine", paramLabel = "PROFILE", defaultValue = "llama-8b-h100", description = "Simulated GPU: llama-8b-h100 or llama-70b-4xh100 (default: ${DEFAULT-VALUE}).")
+    String engine;
+
+    @Option(names = "--kv-blocks", paramLabel = "PAGES", description = "Override the engine's KV pool (pages of 16 tokens; default: the profile's, 26000 for llama-8b-h100).")
+    Integer kvBlocks;
+
+    @Option(names = "--tenants", paramLabel = "N", defaultValue = "150", description = "tenants format: number of tenants (default: ${DEFAULT-VALUE}).")
+    int tenants;
+
+    @Option(names = "--tenant-rate", paramLabel = "RPS", defaultValue = "40", description = "tenants format: arrival rate before load scaling (default: ${DEFAULT-VALUE}/s).")
+    double tenantRate;
+
+    @Option(names = "--threads", paramLabel = "N", defaultValue = "2", description = "Policies simulated in parallel (default: ${DEFAULT-VALUE}).")
+    int threads;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new BenchCommand()).execute(args));
+    }
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        String fmt = resolveFormat();
+        double scale = loadScale != null ? loadScale : defaultLoadScale(fmt);
+        if (!(scale > 0) || threads < 1 || (requests != null && requests < 1) || !(tenantRate > 0) || tenants < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--load-scale, --tenant-rate must be > 0 and --threads, "
+                    + "--requests, --tenants at least 1; were " + scale + ", " + tenantRate + ", " + threads + ", " + requests + ", " + tenants);
+        }
+        List<String> names = policyNames(policies);
+        SimConfig config = config();
+        List<TraceRequest> requestsToRun;
+        try {
+            requestsToRun = Traces.scaleLoad(loadTrace(fmt), scale);
+        } catch (IllegalArgumentException | UncheckedIOException e) {
+            spec.commandLine().getErr().println("cannot use the trace: " + e.getMessage());
+            return 1;
+        }
+        long started = System.nanoTime();
+        Map<String, PolicyResult> results = Simulator.runAll(names, requestsToRun, config, threads);
+        Bounds bounds = Bounds.compute(requestsToRun, config);
+        double seconds = (System.nanoTime() - started) / 1e9;
+        BenchReport report = new BenchReport(fmt.equals("tenants") ? "generated" : trace.toString(), fmt, requestsToRun.size(),
+                config.fleet().toString(), config.engine().name(), scale, seed, sloMs, results, bounds);
+        out.print(ComparisonTable.format(report));
+        out.printf(Locale.ROOT, "simulated %d policies in %.1f s%n", names.size(), seconds);
+        if (json != null) {
+            JsonReport.write(report, json);
+            out.println("wrote " + json);
+        }
+        if (plot != null) {
+            Charts.write(report, plot).forEach(p -> out.println("wrote " + p));
+        }
+        out.flush();
+        return 0;
+    }
+
+    private SimConfig config() {
+        try {
+            EngineProfile profile = EngineProfile.named(engine);
+            return SimConfig.defaults()
+                    .withFleet(FleetSpec.parse(fleet))
+                    .withEngine(kvBlocks == null ? profile : profile.withKvBlocks(kvBlocks))
+                    .withSeed(seed)
+                    .withSloMs(sloMs)
+                    .withDispatchLatencyMs(dispatchLatencyMs)
+                    .withTelemetryIntervalMs(telemetryIntervalMs);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    private String resolveFormat() {
+        if (format != null) {
+            String f = format.toLowerCase(Locale.ROOT);
+            if (!Traces.FORMATS.contains(f)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--format must be one of " + Traces.FORMATS + ", was '" + format + "'");
+            }
+            if (!f.equals("tenants") && trace == null) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--trace is required for --format " + f);
+            }
+            return f;
+        }
+        if (trace == null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--trace is required unless --format tenants");
+        }
+        return trace.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".csv") ? "azure" : "mooncake";
+    }
+
+    static double defaultLoadScale(String format) {
+        return switch (format) {
+            case "azure" -> DEFAULT_AZURE_LOAD_SCALE;
+            case "tenants" -> DEFAULT_TENANTS_LOAD_SCALE;
+            default -> DEFAULT_MOONCAKE_LOAD_SCALE;
+        };
+    }
+
+    private List<TraceRequest> loadTrace(String fmt) {
+        if (fmt.equals("tenants")) {
+            int n = requests != null ? requests : DEFAULT_TENANT_REQUESTS;
+            TenantWorkload.Spec defaults = TenantWorkload.Spec.llmdDefaults(n, tenantRate, seed);
+            return TenantWorkload.generate(new TenantWorkload.Spec(tenants, defaults.prefixTokens(), defaults.queryTokens(),
+                    defaults.meanOutputTokens(), tenantRate, n, seed));
+        }
+        if (!Files.isReadable(trace)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "cannot read trace " + trace);
+        }
+        return Traces.load(trace, fmt, requests != null ? requests : Integer.MAX_VALUE);
+    }
+
+    private List<String> policyNames(String value) {
+        if (value.equalsIgnoreCase("all")) {
+            return Policies.names();
+        }
+        List<String> names = Arrays.stream(value.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+        for (String name : names) {
+            if (!Policies.exists(name)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "unknown policy '" + name + "', known: " + Policies.names());
+            }
+        }
+        if (names.isEmpty()) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--policies names no policy");
+        }
+        return names;
+    }
+}

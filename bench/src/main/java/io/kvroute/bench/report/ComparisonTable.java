@@ -1,0 +1,50 @@
+package io.kvroute.bench.report;
+
+import io.kvroute.bench.sim.Bounds;
+import io.kvroute.bench.sim.PolicyResult;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/** The bench report as a plain-text table: one row per policy, then the bounds. */
+public final class ComparisonTable {
+    private static final String ROW = "%-19s %9s %9s %9s %9s %9s %9s %6s %7s %9s %8s %5s  %s%n";
+
+    private ComparisonTable() {
+    }
+
+    public static String format(BenchReport report) {
+        StringBuilder out = new StringBuilder();
+        out.append(String.format(Locale.ROOT, "trace %s (%s, %d requests), fleet %s, engine %s, load scale %s, seed %d, TTFT SLO %d ms%n",
+                report.trace(), report.format(), report.requests(), report.fleet(), report.engine(),
+                trim(report.loadScale()), report.seed(), report.sloMs()));
+        out.append(String.format(Locale.ROOT, ROW, "policy", "completed", "ttft_p50", "ttft_p90", "ttft_p99", "e2e_p50",
+                "e2e_p99", "hit", "preempt", "goodput", "tokens/s", "busy",
+                "requests per region (" + String.join("/", report.fleetRegions()) + ")"));
+        for (PolicyResult r : report.policies().values()) {
+            out.append(String.format(Locale.ROOT, ROW, r.policy(),
+                    r.completed() + (r.rejected() + r.failed() > 0 ? "!" : ""),
+                    ms(r.ttftMs().p50()), ms(r.ttftMs().p90()), ms(r.ttftMs().p99()), ms(r.e2eMs().p50()), ms(r.e2eMs().p99()),
+                    String.format(Locale.ROOT, "%.3f", r.prefixHitRate()), Long.toString(r.preemptions()),
+                    String.format(Locale.ROOT, "%.2f/s", r.goodputRps()), String.format(Locale.ROOT, "%.0f", r.throughputTokensS()),
+                    String.format(Locale.ROOT, "%.2f", r.gpuBusy()),
+                    report.fleetRegions().stream().map(region -> Integer.toString(r.requestsPerRegion().getOrDefault(region, 0)))
+                            .collect(Collectors.joining("/"))));
+        }
+        Bounds b = report.bounds();
+        out.append(String.format(Locale.ROOT, "bounds: prefix_hit_rate_upper %.3f (infinite shared cache); "
+                        + "ttft_oracle p50 %s p99 %s (alone on an idle GPU holding every prefix seen before)%n",
+                b.prefixHitRateUpper(), ms(b.ttftOracleMs().p50()), ms(b.ttftOracleMs().p99())));
+        out.append("latencies in ms as the user sees them (dispatch + network both ways + queueing + prefill); "
+                + "goodput = requests with TTFT <= " + report.sloMs() + " ms per second of makespan;\n"
+                + "busy = GPU step time / (GPUs x makespan); '!' = some requests rejected or failed\n");
+        return out.toString();
+    }
+
+    private static String ms(double value) {
+        return String.format(Locale.ROOT, "%.0f", value);
+    }
+
+    private static String trim(double value) {
+        return value == Math.rint(value) ? Long.toString((long) value) : Double.toString(value);
+    }
+}

@@ -1,0 +1,76 @@
+package io.kvroute.bench.sim;
+
+import io.kvroute.bench.trace.TraceRequest;
+import io.kvroute.worker.engine.sim.CostModel;
+import io.kvroute.worker.engine.sim.EngineLimits;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * What no policy can beat on a trace.
+ *
+ * <ul>
+ *   <li>{@code prefixHitRateUpper}: one infinite cache shared by the whole fleet; a prompt block
+ *       is a hit if any earlier request of the trace had it. Token-weighted (a trailing partial
+ *       block weighs its tokens).</li>
+ *   <li>{@code ttftOracleMs}: each request alone on an idle GPU in the nearest region that holds
+ *       every prefix block seen before: the engine's prefill time for the uncached part (chunks of
+ *       the step token budget, each step's cost-model time rounded up to a ms as the engine
+ *       does; one step = CostModel idle prefill for prompts within the budget) + dispatch latency
+ *       + twice the smallest region delay. The engine's own caching rules apply (only whole
+ *       page-aligned blocks are cached; a fully cached prompt recomputes its last block).</li>
+ * </ul>
+ */
+public record Bounds(double prefixHitRateUpper, Latency ttftOracleMs) {
+
+    public static Bounds compute(List<TraceRequest> trace, SimConfig config) {
+        CostModel cost = config.engine().costModel();
+        EngineLimits limits = config.engine().limits();
+        long network = config.dispatchLatencyMs() + 2 * config.fleet().smallestDelayMs();
+        Set<Long> seen = new HashSet<>();
+        long promptTokens = 0;
+        long hitTokens = 0;
+        long[] oracle = new long[trace.size()];
+        for (int i = 0; i < trace.size(); i++) {
+            TraceRequest r = trace.get(i);
+            long[] blocks = r.blockIds();
+            int leading = 0;
+            boolean leadingRun = true;
+            for (int b = 0; b < blocks.length; b++) {
+                int tokens = Math.max(0, Math.min(r.blockTokens(), r.inputTokens() - b * r.blockTokens()));
+                if (seen.contains(blocks[b])) {
+                    hitTokens += tokens;
+                    if (leadingRun) {
+                        leading++;
+                    }
+                } else {
+                    leadingRun = false;
+                }
+            }
+            promptTokens += r.inputTokens();
+            oracle[i] = network + idlePrefillMs(cost, limits, r, leading);
+            for (long block : blocks) {
+                seen.add(block);
+            }
+        }
+        return new Bounds(promptTokens == 0 ? 0.0 : (double) hitTokens / promptTokens, Latency.of(oracle));
+    }
+
+    /** Time the engine takes, idle, to prefill {@code r} holding its first {@code leadingCached} blocks. */
+    static long idlePrefillMs(CostModel cost, EngineLimits limits, TraceRequest r, int leadingCached) {
+        int cacheable = r.blockTokens() % 16 == 0 ? Math.min(r.blockIds().length, r.inputTokens() / r.blockTokens()) : 0;
+        int hits = Math.min(leadingCached, cacheable);
+        if ((long) hits * r.blockTokens() >= r.inputTokens()) {
+            hits--;
+        }
+        long computed = (long) Math.max(0, hits) * r.blockTokens();
+        long total = 0;
+        while (computed < r.inputTokens()) {
+            long chunk = Math.min(limits.maxBatchedTokens(), r.inputTokens() - computed);
+            total += (long) Math.ceil(cost.stepMs(chunk, CostModel.prefillAttention(chunk, computed), 0, 0));
+            computed += chunk;
+        }
+        return total;
+    }
+}

@@ -1,0 +1,32 @@
+package io.kvroute.bench.sim;
+
+import io.kvroute.worker.engine.sim.CostModel;
+import io.kvroute.worker.engine.sim.EngineLimits;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A simulated GPU's model and hardware: the worker's step-time coefficients and scheduler
+ * limits. {@link #LLAMA_8B_H100} is the worker's own default; {@link #LLAMA_70B_4XH100} uses the
+ * 70B / 4×H100 column of ENGINE_MODEL.md (KV ≈ 460k tokens per GPU at TP 4).
+ */
+public record EngineProfile(String name, CostModel costModel, EngineLimits limits) {
+    public static final EngineProfile LLAMA_8B_H100 = new EngineProfile("llama-8b-h100", CostModel.llama8bH100(),
+            EngineLimits.defaults());
+    public static final EngineProfile LLAMA_70B_4XH100 = new EngineProfile("llama-70b-4xh100",
+            new CostModel(12.6, 0.076, 1.6e-6, 0.0044, 4.8e-5, 1.0),
+            new EngineLimits(28_750, EngineLimits.DEFAULT_MAX_RUNNING, EngineLimits.DEFAULT_MAX_BATCHED_TOKENS));
+    public static final List<EngineProfile> ALL = List.of(LLAMA_8B_H100, LLAMA_70B_4XH100);
+
+    /** This profile with a KV pool of {@code pages} pages of 16 tokens. */
+    public EngineProfile withKvBlocks(int pages) {
+        return new EngineProfile(name + "/kv" + pages, costModel,
+                new EngineLimits(pages, limits.maxRunning(), limits.maxBatchedTokens()));
+    }
+
+    public static EngineProfile named(String name) {
+        String wanted = name.toLowerCase(Locale.ROOT);
+        return ALL.stream().filter(p -> p.name().equals(wanted)).findFirst().orElseThrow(() -> new IllegalArgumentException(
+                "unknown engine profile '" + name + "', known: " + ALL.stream().map(EngineProfile::name).toList()));
+    }
+}

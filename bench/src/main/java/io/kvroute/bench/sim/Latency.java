@@ -1,0 +1,24 @@
+package io.kvroute.bench.sim;
+
+import java.util.Arrays;
+
+/** Percentiles of a latency sample in ms (nearest rank; 0 for an empty sample). */
+public record Latency(double p50, double p90, double p99, double mean) {
+    public static final Latency EMPTY = new Latency(0, 0, 0, 0);
+
+    public static Latency of(long[] samplesMs) {
+        if (samplesMs.length == 0) {
+            return EMPTY;
+        }
+        long[] sorted = samplesMs.clone();
+        Arrays.sort(sorted);
+        return new Latency(nearestRank(sorted, 0.50), nearestRank(sorted, 0.90), nearestRank(sorted, 0.99),
+                Arrays.stream(sorted).average().orElse(0));
+    }
+
+    /** The smallest sample with at least {@code q} of the sample at or below it. */
+    public static double nearestRank(long[] sorted, double q) {
+        int rank = (int) Math.ceil(q * sorted.length);
+        return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+    }
+}

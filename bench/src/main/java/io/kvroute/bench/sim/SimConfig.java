@@ -1,0 +1,85 @@
+package io.kvroute.bench.sim;
+
+import io.kvroute.router.routing.RoutingSettings;
+import java.util.Objects;
+import java.util.stream.Collectors;
+
+/**
+ * Everything a simulation run depends on besides the trace and the policy. Immutable; change a
+ * field with its {@code withXxx} method. Defaults are public constants.
+ *
+ * @param fleet               regions, GPUs per region and their one-way delays
+ * @param engine              the simulated GPU (step-time model and scheduler limits)
+ * @param dispatchLatencyMs   decision to the worker consuming the dispatch record (Kafka EOS commit + poll)
+ * @param telemetryIntervalMs a worker publishes telemetry (and KV events) at least this often
+ * @param sloMs               TTFT service-level objective for goodput
+ * @param seed                seeds the randomised policies and the workers' telemetry phases
+ * @param parkRetryMs         the router retries parked requests (no candidate) this often
+ * @param parkedMaxMs         a request parked this long is rejected (NO_CAPACITY)
+ * @param routing             routing tunables; its seed is replaced by {@code seed} and its regions by the fleet's
+ */
+public record SimConfig(FleetSpec fleet, EngineProfile engine, long dispatchLatencyMs, long telemetryIntervalMs,
+                        long sloMs, long seed, long parkRetryMs, long parkedMaxMs, RoutingSettings routing) {
+    public static final long DEFAULT_DISPATCH_LATENCY_MS = 20;
+    public static final long DEFAULT_TELEMETRY_INTERVAL_MS = 250;
+    public static final long DEFAULT_SLO_MS = 2_000;
+    public static final long DEFAULT_SEED = 42;
+    public static final long DEFAULT_PARK_RETRY_MS = 50;
+    public static final long DEFAULT_PARKED_MAX_MS = 600_000;
+    /** The model every simulated worker serves and every simulated request asks for. */
+    public static final String MODEL = "llama-3.1-8b";
+
+    public SimConfig {
+        Objects.requireNonNull(fleet, "fleet");
+        Objects.requireNonNull(engine, "engine");
+        Objects.requireNonNull(routing, "routing");
+        if (dispatchLatencyMs < 0) {
+            throw new IllegalArgumentException("dispatch latency must not be negative, was " + dispatchLatencyMs);
+        }
+        if (telemetryIntervalMs < 1) {
+            throw new IllegalArgumentException("telemetry interval must be at least 1 ms, was " + telemetryIntervalMs);
+        }
+        if (sloMs < 1) {
+            throw new IllegalArgumentException("SLO must be at least 1 ms, was " + sloMs);
+        }
+        if (parkRetryMs < 1 || parkedMaxMs < 1) {
+            throw new IllegalArgumentException("park retry and max must be at least 1 ms, were " + parkRetryMs + " and " + parkedMaxMs);
+        }
+        routing = routing.withRandomSeed(seed)
+                .withKnownRegions(fleet.regions().stream().map(FleetSpec.Region::name).collect(Collectors.toSet()));
+    }
+
+    public static SimConfig defaults() {
+        return new SimConfig(FleetSpec.defaults(), EngineProfile.LLAMA_8B_H100, DEFAULT_DISPATCH_LATENCY_MS,
+                DEFAULT_TELEMETRY_INTERVAL_MS, DEFAULT_SLO_MS, DEFAULT_SEED, DEFAULT_PARK_RETRY_MS, DEFAULT_PARKED_MAX_MS,
+                RoutingSettings.defaults());
+    }
+
+    public SimConfig withFleet(FleetSpec value) {
+        return new SimConfig(value, engine, dispatchLatencyMs, telemetryIntervalMs, sloMs, seed, parkRetryMs, parkedMaxMs, routing);
+    }
+
+    public SimConfig withEngine(EngineProfile value) {
+        return new SimConfig(fleet, value, dispatchLatencyMs, telemetryIntervalMs, sloMs, seed, parkRetryMs, parkedMaxMs, routing);
+    }
+
+    public SimConfig withDispatchLatencyMs(long value) {
+        return new SimConfig(fleet, engine, value, telemetryIntervalMs, sloMs, seed, parkRetryMs, parkedMaxMs, routing);
+    }
+
+    public SimConfig withTelemetryIntervalMs(long value) {
+        return new SimConfig(fleet, engine, dispatchLatencyMs, value, sloMs, seed, parkRetryMs, parkedMaxMs, routing);
+    }
+
+    public SimConfig withSloMs(long value) {
+        return new SimConfig(fleet, engine, dispatchLatencyMs, telemetryIntervalMs, value, seed, parkRetryMs, parkedMaxMs, routing);
+    }
+
+    public SimConfig withSeed(long value) {
+        return new SimConfig(fleet, engine, dispatchLatencyMs, telemetryIntervalMs, sloMs, value, parkRetryMs, parkedMaxMs, routing);
+    }
+
+    public SimConfig withRouting(RoutingSettings value) {
+        return new SimConfig(fleet, engine, dispatchLatencyMs, telemetryIntervalMs, sloMs, seed, parkRetryMs, parkedMaxMs, value);
+    }
+}

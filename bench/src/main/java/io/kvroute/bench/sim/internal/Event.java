@@ -1,0 +1,28 @@
+package io.kvroute.bench.sim.internal;
+
+/** One scheduled happening of a simulation, ordered by time, then by the order it was scheduled. */
+record Event(long timeMs, long sequence, Kind kind, int gpu, int request, Object payload) implements Comparable<Event> {
+
+    enum Kind {
+        /** A trace request reaches the router. */
+        ARRIVAL,
+        /** The router's parked-request punctuator fires. */
+        PARK_RETRY,
+        /** A worker consumes a dispatch record (dispatch latency after the decision). */
+        CONSUMED,
+        /** A consumed request reaches the worker's engine (the region delay later). */
+        DELIVERED,
+        /** An engine starts a step. */
+        STEP,
+        /** A worker's telemetry publisher checks its engine. */
+        TELEMETRY_CHECK,
+        /** A published telemetry record (and KV event) reaches the router (the region delay later). */
+        TELEMETRY_VISIBLE
+    }
+
+    @Override
+    public int compareTo(Event other) {
+        int byTime = Long.compare(timeMs, other.timeMs);
+        return byTime != 0 ? byTime : Long.compare(sequence, other.sequence);
+    }
+}

@@ -1,0 +1,93 @@
+package io.kvroute.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvroute.bench.report.Charts;
+import java.awt.image.BufferedImage;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class BenchCommandTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldWriteValidJsonAndPngPlotsForGeneratedTenants() throws Exception {
+        Path json = dir.resolve("out/bench.json");
+        Path plots = dir.resolve("plots");
+
+        Run run = run("--format", "tenants", "--requests", "300", "--tenant-rate", "20", "--policies", "kvroute,round-robin",
+                "--fleet", "a=2@5,b=1@30", "--seed", "3", "--json", json.toString(), "--plot", plots.toString(), "--slo-ms", "500");
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).contains("kvroute", "round-robin", "prefix_hit_rate_upper");
+        JsonNode root = new ObjectMapper().readTree(json.toFile());
+        assertThat(root.path("format").asText()).isEqualTo("tenants");
+        assertThat(root.path("fleet").asText()).isEqualTo("a=2@5,b=1@30");
+        assertThat(root.path("seed").asLong()).isEqualTo(3);
+        assertThat(root.path("slo_ms").asLong()).isEqualTo(500);
+        assertThat(root.path("load_scale").asDouble()).isEqualTo(1.0);
+        assertThat(root.path("policies").size()).isEqualTo(2);
+        for (String policy : List.of("kvroute", "round-robin")) {
+            JsonNode p = root.path("policies").path(policy);
+            assertThat(p.path("completed").asInt()).isEqualTo(300);
+            assertThat(p.path("ttft_ms").path("p50").asDouble()).isPositive();
+            assertThat(p.path("ttft_ms").path("p99").asDouble()).isGreaterThanOrEqualTo(p.path("ttft_ms").path("p90").asDouble());
+            assertThat(p.path("e2e_ms").has("p99")).isTrue();
+            assertThat(p.path("prefix_hit_rate").asDouble()).isBetween(0.0, root.path("bounds").path("prefix_hit_rate_upper").asDouble());
+            assertThat(p.has("preemptions")).isTrue();
+            assertThat(p.path("goodput_rps").asDouble()).isPositive();
+            assertThat(p.path("throughput_tokens_s").asDouble()).isPositive();
+            assertThat(p.path("requests_per_region").path("a").asInt() + p.path("requests_per_region").path("b").asInt()).isEqualTo(300);
+        }
+        assertThat(root.path("bounds").path("ttft_oracle_ms").path("p99").asDouble()).isPositive();
+        for (String png : List.of(Charts.TTFT_CDF, Charts.HIT_RATE)) {
+            BufferedImage image = ImageIO.read(plots.resolve(png).toFile());
+            assertThat(image).as(png).isNotNull();
+            assertThat(image.getWidth()).isGreaterThan(500);
+        }
+    }
+
+    @Test
+    void shouldReadATraceFileGuessingItsFormat() throws Exception {
+        Path trace = dir.resolve("t.jsonl");
+        Files.writeString(trace, """
+                {"timestamp": 0, "input_length": 600, "output_length": 3, "hash_ids": [0, 1]}
+                {"timestamp": 100, "input_length": 700, "output_length": 2, "hash_ids": [0, 2]}
+                """);
+
+        Run run = run("--trace", trace.toString(), "--policies", "least-queue", "--load-scale", "1");
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).contains("mooncake, 2 requests", "least-queue");
+    }
+
+    @Test
+    void shouldRefuseAnUnknownPolicyOrAMissingTrace() {
+        assertThat(run("--format", "tenants", "--policies", "nope").exitCode()).isNotZero();
+        assertThat(run("--format", "mooncake").exitCode()).isNotZero();
+        assertThat(run("--format", "tenants", "--fleet", "bad").exitCode()).isNotZero();
+    }
+
+    private Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cli = new CommandLine(new BenchCommand());
+        cli.setOut(new PrintWriter(out));
+        cli.setErr(new PrintWriter(err));
+        int code = cli.execute(args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    private record Run(int exitCode, String out, String err) {
+    }
+}

@@ -1,0 +1,116 @@
+package io.kvroute.bench.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.kvroute.bench.BenchCommand;
+import io.kvroute.bench.report.BenchReport;
+import io.kvroute.bench.report.JsonReport;
+import io.kvroute.bench.trace.TraceRequest;
+import io.kvroute.bench.trace.Traces;
+import io.kvroute.router.routing.Policies;
+import io.kvroute.router.routing.WorkerSnapshot;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SimulatorTest {
+    private static final List<TraceRequest> TRACE = Traces.scaleLoad(SimTraces.mooncake(1000), 2.0);
+    private final SimConfig config = SimConfig.defaults().withFleet(FleetSpec.parse("near=2@5,far=1@40"));
+
+    @Test
+    void shouldGiveIdenticalNumbersForTheSameSeedWhetherRunInParallelOrNot() {
+        Map<String, PolicyResult> parallel = Simulator.runAll(Policies.names(), TRACE, config, 2);
+        Map<String, PolicyResult> sequential = new java.util.LinkedHashMap<>();
+        for (String policy : Policies.names()) {
+            sequential.put(policy, Simulator.run(policy, TRACE, config));
+        }
+
+        JsonNode a = JsonReport.toJson(report(parallel));
+        JsonNode b = JsonReport.toJson(report(sequential));
+        assertThat(a).isEqualTo(b);
+        assertThat(a.path("policies").size()).isEqualTo(9);
+        for (PolicyResult r : parallel.values()) {
+            assertThat(r.ttftsMs()).isEqualTo(sequential.get(r.policy()).ttftsMs());
+            assertThat(r.completed()).isEqualTo(TRACE.size());
+        }
+    }
+
+    @Test
+    void shouldChangeRandomisedChoicesWithTheSeed() {
+        PolicyResult a = Simulator.run("power-of-two", TRACE, config.withSeed(1));
+        PolicyResult b = Simulator.run("power-of-two", TRACE, config.withSeed(2));
+
+        assertThat(a.ttftsMs()).isNotEqualTo(b.ttftsMs());
+    }
+
+    @Test
+    void shouldKeepEveryPolicysHitRateWithinTheInfiniteCacheBound() {
+        Bounds bounds = Bounds.compute(TRACE, config);
+        Map<String, PolicyResult> results = Simulator.runAll(Policies.names(), TRACE, config, 2);
+
+        assertThat(bounds.prefixHitRateUpper()).isBetween(0.1, 1.0);
+        assertThat(results.get("kvroute").prefixHitRate()).isPositive();
+        for (PolicyResult r : results.values()) {
+            assertThat(r.prefixHitRate()).as(r.policy()).isLessThanOrEqualTo(bounds.prefixHitRateUpper());
+            assertThat(r.ttftMs().p50()).as(r.policy()).isGreaterThanOrEqualTo(bounds.ttftOracleMs().p50());
+        }
+    }
+
+    @Test
+    void shouldOnlyEverShowTheRouterTelemetryBetweenOneDelayAndOneIntervalPlusDelayOld() {
+        long interval = 250;
+        Map<String, Long> delayOf = Map.of("near", 5L, "far", 40L);
+        List<Long> ages = new ArrayList<>();
+        Map<String, Long> maxAge = new HashMap<>();
+        SimulationObserver observer = (now, index, view, result) -> {
+            assertThat(view).hasSize(3);
+            for (WorkerSnapshot w : view) {
+                long age = now - w.observedAtMs();
+                long delay = delayOf.get(w.region());
+                assertThat(age).as("%s at %d", w.workerId(), now).isBetween(delay, interval + delay);
+                maxAge.merge(w.region(), age, Math::max);
+                ages.add(age);
+            }
+        };
+
+        Simulator.run("kvroute", TRACE.subList(0, 200), config.withTelemetryIntervalMs(interval), observer);
+
+        assertThat(ages).hasSizeGreaterThan(500);
+        // the far region's snapshots are visibly older than the near one's
+        assertThat(maxAge.get("far")).isGreaterThan(maxAge.get("near"));
+    }
+
+    @Test
+    void shouldLetTheRouterUseAWorkersKvEventsOnlyOnceTheyCrossedTheRegionDelay() {
+        SimConfig farOnly = config.withFleet(FleetSpec.parse("far=2@40"));
+        TraceRequest first = new TraceRequest(0, 1024, 1, new long[] {7, 8}, 512);
+
+        // 1 s later the first request's stored blocks have reached the router: dynamo-kv follows them
+        PolicyResult late = Simulator.run("dynamo-kv", List.of(first, new TraceRequest(1_000, 1024, 1, new long[] {7, 8}, 512)), farOnly);
+        // 60 ms later nothing has been reported yet (the blocks are not even computed): the ledger sends it elsewhere
+        PolicyResult early = Simulator.run("dynamo-kv", List.of(first, new TraceRequest(60, 1024, 1, new long[] {7, 8}, 512)), farOnly);
+
+        // a fully cached prompt recomputes its last block: 512 of 2048 prompt tokens cached
+        assertThat(late.prefixHitRate()).isEqualTo(512.0 / 2048.0);
+        assertThat(early.prefixHitRate()).isZero();
+    }
+
+    @Test
+    void shouldPutTheDefaultFleetNearSaturationOnTheMooncakeTraceAtItsDefaultLoad() {
+        List<TraceRequest> full = Traces.scaleLoad(SimTraces.mooncake(Integer.MAX_VALUE), BenchCommand.DEFAULT_MOONCAKE_LOAD_SCALE);
+
+        PolicyResult roundRobin = Simulator.run("round-robin", full, SimConfig.defaults());
+
+        assertThat(roundRobin.completed()).isEqualTo(3_993);
+        assertThat(roundRobin.ttftMs().p99()).isGreaterThanOrEqualTo(5 * roundRobin.ttftMs().p50());
+        assertThat(roundRobin.gpuBusy()).isGreaterThan(0.85);
+    }
+
+    private BenchReport report(Map<String, PolicyResult> results) {
+        return new BenchReport("t", "mooncake", TRACE.size(), config.fleet().toString(), config.engine().name(), 2.0,
+                config.seed(), config.sloMs(), results, Bounds.compute(TRACE, config));
+    }
+}
