@@ -1,5 +1,6 @@
 package io.kvroute.local.cli;
 
+import io.kvroute.bench.BenchCommand;
 import io.kvroute.ingress.cli.CollectCommand;
 import io.kvroute.ingress.cli.DecisionsCommand;
 import io.kvroute.ingress.cli.SubmitCommand;
@@ -19,6 +20,7 @@ import picocli.CommandLine.Parameters;
         description = "Load balancer for LLM inference across multi-region GPU pools, on Apache Kafka.",
         subcommands = {
             DemoCommand.class,
+            BenchCommand.class,
             KvrouteCommand.Router.class,
             KvrouteCommand.Worker.class,
             TopicsCommand.class,
