@@ -122,8 +122,9 @@ public final class WorkerApp implements AutoCloseable {
             new Thread(dispatch, "dispatch-" + config.workerId()).start();
             kvEvents.publishCleared();
             telemetry.start();
-            LOG.info("worker {} started in region {} (group {}, engine {}, network delay {} ms)", config.workerId(),
-                    config.region(), config.groupId(), config.engine(), config.networkDelayMs());
+            LOG.info("worker {} started in region {} (group {}, engine {}, network delay {} ms, KV pages {} GPU + {} host)",
+                    config.workerId(), config.region(), config.groupId(), config.engine(), config.networkDelayMs(),
+                    config.kvBlocks(), config.hostKvBlocks());
             return new WorkerApp(config, engine, producer, dispatch, telemetry, metrics, endpoint);
         } catch (RuntimeException e) {
             opened.forEach(WorkerApp::closeQuietly);

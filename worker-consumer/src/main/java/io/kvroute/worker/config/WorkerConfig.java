@@ -13,10 +13,15 @@ import java.util.Map;
  * A worker's settings, read once from {@link Settings} and validated eagerly: a bad value fails
  * start-up with the key and the value in the message. Keys under {@value #KAFKA_PREFIX} pass
  * through to every Kafka client of the worker.
+ *
+ * <p>{@value #SIM_HOST_KV_BLOCKS} (default 0 = none) gives the simulated engine a host-DRAM prefix
+ * tier of that many 16-token pages: prefix blocks evicted from the GPU stay there and are loaded
+ * back over PCIe instead of being recomputed. For Llama-3.1-8B (128 KiB of KV per token), 65,536
+ * pages ≈ 1M tokens ≈ 128 GiB of host memory per GPU.
  */
 public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, String topicPrefix, String workerId,
                            String region, List<String> models, String engine, long networkDelayMs, int kvBlocks,
-                           int maxRunning, int maxBatchedTokens, double speed, int chunkTokens,
+                           int hostKvBlocks, int maxRunning, int maxBatchedTokens, double speed, int chunkTokens,
                            long telemetryIntervalMs, int maxWaiting, long commitIntervalMs, String metricsHost, int metricsPort,
                            Map<String, Object> kafka) {
     public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
@@ -28,6 +33,7 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
     public static final String ENGINE = "worker.engine";
     public static final String NETWORK_DELAY_MS = "worker.network.delay.ms";
     public static final String SIM_KV_BLOCKS = "worker.sim.kv.blocks";
+    public static final String SIM_HOST_KV_BLOCKS = "worker.sim.host.kv.blocks";
     public static final String SIM_MAX_RUNNING = "worker.sim.max.running";
     public static final String SIM_MAX_BATCHED_TOKENS = "worker.sim.max.batched.tokens";
     public static final String SIM_SPEED = "worker.sim.speed";
@@ -48,6 +54,7 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
     public static final String DEFAULT_ENGINE = ENGINE_SIM;
     public static final long DEFAULT_NETWORK_DELAY_MS = 0;
     public static final int DEFAULT_KV_BLOCKS = KvBlockPool.DEFAULT_CAPACITY_BLOCKS;
+    public static final int DEFAULT_HOST_KV_BLOCKS = EngineLimits.DEFAULT_HOST_KV_BLOCKS;
     public static final int DEFAULT_MAX_RUNNING = EngineLimits.DEFAULT_MAX_RUNNING;
     public static final int DEFAULT_MAX_BATCHED_TOKENS = EngineLimits.DEFAULT_MAX_BATCHED_TOKENS;
     public static final double DEFAULT_SPEED = 1.0;
@@ -67,6 +74,7 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
         d.put(ENGINE, DEFAULT_ENGINE);
         d.put(NETWORK_DELAY_MS, Long.toString(DEFAULT_NETWORK_DELAY_MS));
         d.put(SIM_KV_BLOCKS, Integer.toString(DEFAULT_KV_BLOCKS));
+        d.put(SIM_HOST_KV_BLOCKS, Integer.toString(DEFAULT_HOST_KV_BLOCKS));
         d.put(SIM_MAX_RUNNING, Integer.toString(DEFAULT_MAX_RUNNING));
         d.put(SIM_MAX_BATCHED_TOKENS, Integer.toString(DEFAULT_MAX_BATCHED_TOKENS));
         d.put(SIM_SPEED, Double.toString(DEFAULT_SPEED));
@@ -103,6 +111,7 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
                 prefix, workerId, region, models, engine,
                 s.longValue(NETWORK_DELAY_MS, 0, 60_000),
                 s.intValue(SIM_KV_BLOCKS, 16, 100_000_000),
+                s.intValue(SIM_HOST_KV_BLOCKS, 0, 100_000_000),
                 s.intValue(SIM_MAX_RUNNING, 1, 65_536),
                 s.intValue(SIM_MAX_BATCHED_TOKENS, 1, 1_048_576),
                 s.doubleValue(SIM_SPEED, 0.001, 1_000_000),
@@ -130,6 +139,6 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
     }
 
     public EngineLimits engineLimits() {
-        return new EngineLimits(kvBlocks, maxRunning, maxBatchedTokens);
+        return new EngineLimits(kvBlocks, maxRunning, maxBatchedTokens, hostKvBlocks);
     }
 }

@@ -8,24 +8,44 @@ package io.kvroute.worker.engine;
  * @param runningPrefill      running requests still prefilling
  * @param runningDecode       running requests decoding
  * @param queuedPrefillTokens uncached prompt tokens not yet prefilled, waiting and running
- * @param kvBlocksUsed        KV pages referenced by requests
- * @param kvBlocksTotal       KV pages in the pool
+ * @param kvBlocksUsed        GPU KV pages referenced by running requests (cached blocks no request
+ *                            uses are evictable and not counted)
+ * @param kvBlocksTotal       GPU KV pages in the pool
  * @param kvBlockTokens       tokens per KV page
  * @param maxRunningRequests  the running-batch bound
- * @param prefixCacheHitRate  cached prompt tokens / prompt tokens over admitted requests
+ * @param prefixCacheHitRate  cached prompt tokens (GPU hits and host-tier loads) / prompt tokens over
+ *                            admitted requests
  * @param tokensPerSecond     output tokens per second over a recent window
+ * @param hostKvBlocksUsed    pages held by the host-DRAM prefix tier
+ * @param hostKvBlocksTotal   capacity of the host tier in pages; 0 = no host tier
+ * @param hostPrefixHitRate   the part of {@code prefixCacheHitRate} loaded from the host tier
  */
 public record EngineStats(int runningRequests, int waitingRequests, int runningPrefill, int runningDecode,
                           long queuedPrefillTokens, long kvBlocksUsed, long kvBlocksTotal, int kvBlockTokens,
-                          int maxRunningRequests, double prefixCacheHitRate, double tokensPerSecond) {
+                          int maxRunningRequests, double prefixCacheHitRate, double tokensPerSecond,
+                          long hostKvBlocksUsed, long hostKvBlocksTotal, double hostPrefixHitRate) {
 
+    /** Stats of an engine without a host tier. */
+    public EngineStats(int runningRequests, int waitingRequests, int runningPrefill, int runningDecode,
+                       long queuedPrefillTokens, long kvBlocksUsed, long kvBlocksTotal, int kvBlockTokens,
+                       int maxRunningRequests, double prefixCacheHitRate, double tokensPerSecond) {
+        this(runningRequests, waitingRequests, runningPrefill, runningDecode, queuedPrefillTokens, kvBlocksUsed,
+                kvBlocksTotal, kvBlockTokens, maxRunningRequests, prefixCacheHitRate, tokensPerSecond, 0, 0, 0.0);
+    }
+
+    /** Share of the GPU KV pool referenced by requests. */
     public double kvUsage() {
         return kvBlocksTotal == 0 ? 0.0 : (double) kvBlocksUsed / kvBlocksTotal;
+    }
+
+    /** Share of the host tier in use; 0 without one. */
+    public double hostKvUsage() {
+        return hostKvBlocksTotal == 0 ? 0.0 : (double) hostKvBlocksUsed / hostKvBlocksTotal;
     }
 
     public EngineStats withExtraWaiting(int extra) {
         return new EngineStats(runningRequests, waitingRequests + extra, runningPrefill, runningDecode,
                 queuedPrefillTokens, kvBlocksUsed, kvBlocksTotal, kvBlockTokens, maxRunningRequests,
-                prefixCacheHitRate, tokensPerSecond);
+                prefixCacheHitRate, tokensPerSecond, hostKvBlocksUsed, hostKvBlocksTotal, hostPrefixHitRate);
     }
 }

@@ -24,6 +24,10 @@ public final class WorkerMetrics implements AutoCloseable {
     public static final String ENGINE_RUNNING = PREFIX + "engine.running";
     public static final String KV_USAGE = PREFIX + "kv.usage";
     public static final String PREFIX_HIT_RATE = PREFIX + "prefix.hit.rate";
+    /** Share of the host-DRAM prefix tier in use (0 without one). */
+    public static final String HOST_KV_USAGE = PREFIX + "host.kv.usage";
+    /** The part of {@value #PREFIX_HIT_RATE} loaded from the host tier. */
+    public static final String HOST_PREFIX_HIT_RATE = PREFIX + "host.prefix.hit.rate";
     public static final String REQUESTS = PREFIX + "requests";
     public static final String TTFT = PREFIX + "ttft";
     public static final String TOKENS = PREFIX + "tokens";
@@ -49,6 +53,8 @@ public final class WorkerMetrics implements AutoCloseable {
         gauge(ENGINE_RUNNING, engine, e -> e.snapshot().runningRequests());
         gauge(KV_USAGE, engine, e -> e.snapshot().kvUsage());
         gauge(PREFIX_HIT_RATE, engine, e -> e.snapshot().prefixCacheHitRate());
+        gauge(HOST_KV_USAGE, engine, e -> e.snapshot().hostKvUsage());
+        gauge(HOST_PREFIX_HIT_RATE, engine, e -> e.snapshot().hostPrefixHitRate());
         completed = Counter.builder(REQUESTS).tags(tags).tag("status", "completed").register(registry);
         failed = Counter.builder(REQUESTS).tags(tags).tag("status", "failed").register(registry);
         expired = Counter.builder(REQUESTS).tags(tags).tag("status", "expired").register(registry);

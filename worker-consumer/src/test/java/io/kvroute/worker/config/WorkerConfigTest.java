@@ -28,6 +28,8 @@ class WorkerConfigTest {
         assertThat(config.groupId()).isEqualTo("kvroute.worker.us-east");
         assertThat(config.transactionalId()).isEqualTo("kvroute-worker-w-1");
         assertThat(config.kvBlocks()).isEqualTo(26_000);
+        assertThat(config.hostKvBlocks()).isZero();
+        assertThat(config.engineLimits().hostKvBlocks()).isZero();
         assertThat(config.maxRunning()).isEqualTo(256);
         assertThat(config.maxBatchedTokens()).isEqualTo(8192);
         assertThat(config.chunkTokens()).isEqualTo(16);
@@ -79,5 +81,16 @@ class WorkerConfigTest {
         Map<String, String> n = required();
         n.put(WorkerConfig.CHUNK_TOKENS, "lots");
         assertThatThrownBy(() -> WorkerConfig.from(Settings.of(n))).isInstanceOf(ConfigException.class).hasMessageContaining("worker.chunk.tokens");
+    }
+
+    @Test
+    void shouldWireTheHostKvTierIntoTheEngineLimits() {
+        Map<String, String> m = required();
+        m.put(WorkerConfig.SIM_HOST_KV_BLOCKS, "65536");
+        assertThat(WorkerConfig.from(Settings.of(m)).engineLimits().hostKvBlocks()).isEqualTo(65_536);
+        Map<String, String> n = required();
+        n.put(WorkerConfig.SIM_HOST_KV_BLOCKS, "-1");
+        assertThatThrownBy(() -> WorkerConfig.from(Settings.of(n))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("worker.sim.host.kv.blocks").hasMessageContaining("-1");
     }
 }

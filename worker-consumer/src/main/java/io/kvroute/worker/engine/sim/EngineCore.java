@@ -22,7 +22,12 @@ import java.util.Map;
  * preempted by recompute: its KV is freed and it goes back to the head of the queue, keeping
  * the tokens it already produced. Prompt blocks are cached only when whole and page-aligned
  * ({@code blockTokens} a multiple of {@value KvBlockPool#PAGE_TOKENS}); a prompt whose every block
- * is cached still recomputes its last block, as vLLM does. Every request produces exactly
+ * is cached still recomputes its last block, as vLLM does. With a host tier
+ * ({@link EngineLimits#hostKvBlocks()} &gt; 0), prefix blocks evicted from the GPU are kept in
+ * host memory; an admitted request uses its leading GPU hits, then loads the host blocks that
+ * follow them into newly allocated GPU pages (where they are cached again, pinned by the request)
+ * instead of prefilling them, and the step that admits it pays the transfer
+ * ({@link CostModel#hostLoadMsPerToken()}). Every request produces exactly
  * {@code maxTokens} tokens (finish reason {@value #FINISH_LENGTH}). Uses no clock: time is
  * passed in. Not thread-safe.
  */
@@ -40,12 +45,13 @@ public final class EngineCore {
     private long recentTokenSum;
     private long admittedPromptTokens;
     private long admittedCachedTokens;
+    private long admittedHostCachedTokens;
 
     public EngineCore(CostModel costModel, EngineLimits limits) {
         this.costModel = costModel;
         this.limits = limits;
         this.pool = new KvBlockPool(limits.kvBlocks());
-        this.cache = new PrefixCache(pool);
+        this.cache = new PrefixCache(pool, new HostKvTier(limits.hostKvBlocks()));
     }
 
     /** Queues a request. Throws IllegalArgumentException if it could never fit in the KV pool. */
@@ -96,6 +102,7 @@ public final class EngineCore {
             return StepResult.idle(nowMs);
         }
         long prefillTokens = 0;
+        long loadedTokens = 0;
         double attention = 0;
         int decodes = 0;
         long decodeContext = 0;
@@ -107,8 +114,9 @@ public final class EngineCore {
                 prefillTokens += s.tokens;
                 attention += CostModel.prefillAttention(s.tokens, s.seq.computed);
             }
+            loadedTokens += s.loadedTokens;
         }
-        double durationMs = costModel.stepMs(prefillTokens, attention, decodes, decodeContext);
+        double durationMs = costModel.stepMs(prefillTokens, attention, decodes, decodeContext, loadedTokens);
         long endMs = nowMs + (long) Math.ceil(durationMs);
         Map<String, Integer> tokens = new LinkedHashMap<>();
         Map<String, Long> firstTokens = new LinkedHashMap<>();
@@ -130,12 +138,13 @@ public final class EngineCore {
                 seq.freeKv();
                 running.remove(seq);
                 finished.add(new StepResult.Finished(seq.request, FINISH_LENGTH,
-                        new EngineUsage(seq.request.promptTokens(), seq.generated, seq.firstCachedTokens), seq.ttftMs));
+                        new EngineUsage(seq.request.promptTokens(), seq.generated, seq.firstCachedTokens,
+                                seq.firstHostCachedTokens), seq.ttftMs));
             }
         }
         recordThroughput(endMs, tokens.size());
         return new StepResult(nowMs, durationMs, tokens, firstTokens, finished, preempted, prefillTokens, decodes,
-                scheduled.size());
+                scheduled.size(), loadedTokens);
     }
 
     private int scheduleRunning(List<Scheduled> scheduled, List<String> preempted, int budget) {
@@ -156,7 +165,7 @@ public final class EngineCore {
                 }
             }
             if (fits) {
-                scheduled.add(new Scheduled(seq, tokens));
+                scheduled.add(new Scheduled(seq, tokens, 0));
                 budget -= tokens;
             }
         }
@@ -166,22 +175,30 @@ public final class EngineCore {
     private void admitWaiting(List<Scheduled> scheduled, int budget) {
         while (budget > 0 && running.size() < limits.maxRunning() && !waiting.isEmpty()) {
             Sequence seq = waiting.peekFirst();
-            int hits = seq.acquireCachedPrefix();
+            seq.acquireCachedPrefix();
             int tokens = Math.min(seq.totalTokens() - seq.computed, budget);
-            if (!reserve(seq, seq.computed + tokens)) {
+            boolean fits = reserve(seq, seq.computed + tokens);
+            cache.hostTier().unpin(seq.loading);
+            if (!fits) {
+                seq.loading = List.of();
                 seq.freeKv();
                 seq.computed = 0;
                 return;
             }
+            seq.storeComputedBlocks();
+            int loadedTokens = seq.loading.size() * seq.request.blockTokens();
+            seq.loading = List.of();
             waiting.removeFirst();
             if (!seq.admittedBefore) {
                 seq.admittedBefore = true;
-                seq.firstCachedTokens = hits * seq.request.blockTokens();
+                seq.firstCachedTokens = seq.computed;
+                seq.firstHostCachedTokens = loadedTokens;
                 admittedPromptTokens += seq.request.promptTokens();
                 admittedCachedTokens += seq.firstCachedTokens;
+                admittedHostCachedTokens += seq.firstHostCachedTokens;
             }
             running.add(seq);
-            scheduled.add(new Scheduled(seq, tokens));
+            scheduled.add(new Scheduled(seq, tokens, loadedTokens));
             budget -= tokens;
         }
     }
@@ -234,14 +251,43 @@ public final class EngineCore {
             }
         }
         for (Sequence seq : waiting) {
-            int cachedBlocks = cache.matchPrefix(seq.hashes, seq.blocks.length);
+            int gpuBlocks = cache.matchPrefix(seq.hashes, seq.blocks.length);
+            int cachedBlocks = gpuBlocks + cache.matchHost(seq.hashes, gpuBlocks, seq.blocks.length);
             queuedPrefill += Math.max(0, seq.totalTokens() - (long) cachedBlocks * seq.request.blockTokens());
         }
         double hitRate = admittedPromptTokens == 0 ? 0.0 : (double) admittedCachedTokens / admittedPromptTokens;
+        double hostHitRate = admittedPromptTokens == 0 ? 0.0 : (double) admittedHostCachedTokens / admittedPromptTokens;
         double tokensPerSecond = recentTokenSum * 1000.0 / THROUGHPUT_WINDOW_MS;
+        HostKvTier host = cache.hostTier();
         return new EngineStats(running.size(), waiting.size(), prefill, running.size() - prefill, queuedPrefill,
                 pool.referencedBlocks(), pool.capacity(), KvBlockPool.PAGE_TOKENS, limits.maxRunning(), hitRate,
-                tokensPerSecond);
+                tokensPerSecond, host.usedPages(), host.capacityPages(), hostHitRate);
+    }
+
+    /**
+     * Throws IllegalStateException if KV bookkeeping is inconsistent: a GPU page neither free,
+     * referenced nor cached; page references not matching the pages running requests hold; a cached
+     * block's page counts disagreeing with its users; the host tier over its bound or left pinned.
+     */
+    public void checkInvariants() {
+        cache.checkInvariants(!hasWork());
+        long held = 0;
+        for (Sequence seq : running) {
+            held += seq.pageCount;
+        }
+        long references = 0;
+        for (int page = 0; page < pool.capacity(); page++) {
+            references += pool.refCount(page);
+        }
+        if (held != references) {
+            throw new IllegalStateException("running requests hold " + held + " pages but the pool counts "
+                    + references + " references");
+        }
+        for (Sequence seq : waiting) {
+            if (seq.pageCount != 0 || seq.sharedBlocks != 0) {
+                throw new IllegalStateException("waiting request " + seq.key + " holds " + seq.pageCount + " pages");
+            }
+        }
     }
 
     public int runningCount() {
@@ -262,7 +308,7 @@ public final class EngineCore {
         return pool;
     }
 
-    private record Scheduled(Sequence seq, int tokens) {
+    private record Scheduled(Sequence seq, int tokens, int loadedTokens) {
     }
 
     /** One request's progress and the KV it holds. */
@@ -281,6 +327,9 @@ public final class EngineCore {
         long ttftMs = -1;
         boolean admittedBefore;
         int firstCachedTokens;
+        int firstHostCachedTokens;
+        /** Host-tier blocks being loaded during admission, pinned there until the load has pages. */
+        List<Long> loading = List.of();
 
         Sequence(EngineRequest request) {
             this.request = request;
@@ -307,11 +356,19 @@ public final class EngineCore {
             return Math.min(request.blockCount(), request.promptTokens() / request.blockTokens());
         }
 
-        /** Pins the cached leading blocks and counts them as computed; returns how many. */
-        int acquireCachedPrefix() {
+        /**
+         * Pins the leading blocks cached on the GPU and, in the host tier, the blocks right after
+         * them ({@link #loading}); counts both as computed.
+         */
+        void acquireCachedPrefix() {
             int hits = cache.matchPrefix(hashes, blocks.length);
-            if ((long) hits * request.blockTokens() >= totalTokens()) {
-                hits--;
+            int hostHits = cache.matchHost(hashes, hits, blocks.length);
+            if ((long) (hits + hostHits) * request.blockTokens() >= totalTokens()) {
+                if (hostHits > 0) {
+                    hostHits--;
+                } else {
+                    hits--;
+                }
             }
             for (int b = 0; b < hits; b++) {
                 PrefixCache.Entry entry = cache.acquire(hashes[b]);
@@ -321,8 +378,13 @@ public final class EngineCore {
                 }
             }
             sharedBlocks = hits;
-            computed = hits * request.blockTokens();
-            return hits;
+            List<Long> load = new ArrayList<>(hostHits);
+            for (int b = hits; b < hits + hostHits; b++) {
+                load.add(hashes[b]);
+            }
+            cache.hostTier().pin(load);
+            loading = load;
+            computed = (hits + hostHits) * request.blockTokens();
         }
 
         void addPage(int page) {

@@ -11,8 +11,11 @@ import java.util.Map;
 /**
  * The automatic prefix cache: request hash blocks (several KV pages each) by block hash. A block
  * used by running requests is pinned; once no request uses it, it stays cached and becomes
- * evictable, least recently released first, when the pool needs pages. Stored and evicted hashes
- * are collected, netted per hash, for KV events. Not thread-safe.
+ * evictable, least recently released first, when the pool needs pages. With a {@link HostKvTier}
+ * of non-zero capacity an evicted block is offloaded there rather than lost (the copy is not
+ * charged: vLLM and LMCache overlap the device-to-host copy with compute). A hash is <em>held</em>
+ * while it is in either tier; stored and evicted hashes, netted per hash, report changes of
+ * held-ness for KV events, so a block moving between tiers emits nothing. Not thread-safe.
  */
 public final class PrefixCache {
 
@@ -41,14 +44,43 @@ public final class PrefixCache {
     }
 
     private final KvBlockPool pool;
+    private final HostKvTier host;
     private final Map<Long, Entry> entries = new HashMap<>();
     private final LinkedHashMap<Long, Entry> evictable = new LinkedHashMap<>();
     private int evictablePages;
-    /** hash → whether it was cached when the current change window began. */
+    /** hash → whether it was held when the current change window began. */
     private final LinkedHashMap<Long, Boolean> changedSinceDrain = new LinkedHashMap<>();
 
+    /** A GPU-only cache: evicted blocks are lost. */
     public PrefixCache(KvBlockPool pool) {
+        this(pool, new HostKvTier(0));
+    }
+
+    public PrefixCache(KvBlockPool pool, HostKvTier host) {
         this.pool = pool;
+        this.host = host;
+    }
+
+    /**
+     * How many hashes of {@code hashes[from..limit)}, in order from {@code from}, are in the host
+     * tier but not on the GPU: the blocks a request can load after its GPU hits.
+     */
+    public int matchHost(long[] hashes, int from, int limit) {
+        int n = Math.min(limit, hashes.length);
+        int i = from;
+        while (i < n && !entries.containsKey(hashes[i]) && host.contains(hashes[i])) {
+            i++;
+        }
+        return Math.max(0, i - from);
+    }
+
+    /** Whether {@code hash} is in either tier. */
+    public boolean holds(long hash) {
+        return entries.containsKey(hash) || host.contains(hash);
+    }
+
+    public HostKvTier hostTier() {
+        return host;
     }
 
     /** How many leading hashes of {@code hashes[0..limit)} are cached. */
@@ -101,27 +133,32 @@ public final class PrefixCache {
         if (entries.containsKey(hash)) {
             return null;
         }
+        noteChange(hash);
+        host.touch(hash);
         Entry entry = new Entry(hash, pages.clone());
         entry.users = 1;
         entries.put(hash, entry);
-        changedSinceDrain.putIfAbsent(hash, Boolean.FALSE);
         return entry;
     }
 
-    /** Evicts the least recently used unpinned block, freeing its pages; false if none is evictable. */
+    /**
+     * Evicts the least recently used unpinned block from the GPU, freeing its pages and offloading
+     * it to the host tier (if that tier can take it); false if none is evictable.
+     */
     public boolean evictOne() {
         Iterator<Entry> it = evictable.values().iterator();
         if (!it.hasNext()) {
             return false;
         }
         Entry victim = it.next();
+        noteChange(victim.hash);
         it.remove();
         evictablePages -= victim.pages.length;
         entries.remove(victim.hash);
         for (int page : victim.pages) {
             pool.free(page);
         }
-        changedSinceDrain.putIfAbsent(victim.hash, Boolean.TRUE);
+        host.offer(victim.hash, victim.pages.length, this::noteChange);
         return true;
     }
 
@@ -130,8 +167,45 @@ public final class PrefixCache {
         return evictablePages;
     }
 
+    private void noteChange(long hash) {
+        changedSinceDrain.putIfAbsent(hash, holds(hash));
+    }
+
+    /** Blocks cached on the GPU. */
     public int cachedBlocks() {
         return entries.size();
+    }
+
+    /**
+     * Throws IllegalStateException unless every page is free, referenced, or owned by an unpinned
+     * cached block, and the evictable set is exactly the unpinned blocks.
+     */
+    void checkInvariants(boolean expectIdle) {
+        int evictableSum = 0;
+        for (Entry entry : entries.values()) {
+            boolean listed = evictable.containsKey(entry.hash);
+            if ((entry.users == 0) != listed || entry.users < 0) {
+                throw new IllegalStateException("block " + entry.hash + " has " + entry.users + " users, evictable " + listed);
+            }
+            for (int page : entry.pages) {
+                if (pool.refCount(page) != entry.users) {
+                    throw new IllegalStateException("page " + page + " of block " + entry.hash + " has "
+                            + pool.refCount(page) + " references for " + entry.users + " users");
+                }
+            }
+            evictableSum += entry.users == 0 ? entry.pages.length : 0;
+        }
+        if (evictableSum != evictablePages || evictable.size() > entries.size()) {
+            throw new IllegalStateException("evictable pages " + evictablePages + ", counted " + evictableSum);
+        }
+        if (pool.freeBlocks() + pool.referencedBlocks() + evictablePages != pool.capacity()) {
+            throw new IllegalStateException("pages leaked: " + pool.freeBlocks() + " free + " + pool.referencedBlocks()
+                    + " referenced + " + evictablePages + " evictable != " + pool.capacity());
+        }
+        if (expectIdle && pool.referencedBlocks() != 0) {
+            throw new IllegalStateException(pool.referencedBlocks() + " pages still referenced by no request");
+        }
+        host.checkInvariants(true);
     }
 
     /** Hashes in eviction order, least recently used first (for tests and debugging). */
@@ -139,7 +213,10 @@ public final class PrefixCache {
         return new ArrayList<>(evictable.keySet());
     }
 
-    /** Hashes stored and evicted since the previous drain; a hash stored then evicted again is in neither. */
+    /**
+     * Hashes that became held and that stopped being held (left both tiers) since the previous drain;
+     * a hash stored then evicted again is in neither.
+     */
     public KvChanges drainChanges() {
         if (changedSinceDrain.isEmpty()) {
             return KvChanges.NONE;
@@ -147,10 +224,10 @@ public final class PrefixCache {
         List<Long> stored = new ArrayList<>();
         List<Long> evicted = new ArrayList<>();
         changedSinceDrain.forEach((hash, wasCached) -> {
-            boolean cached = entries.containsKey(hash);
-            if (cached && !wasCached) {
+            boolean held = holds(hash);
+            if (held && !wasCached) {
                 stored.add(hash);
-            } else if (!cached && wasCached) {
+            } else if (!held && wasCached) {
                 evicted.add(hash);
             }
         });

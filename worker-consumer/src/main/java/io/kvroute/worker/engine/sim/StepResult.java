@@ -18,10 +18,20 @@ import java.util.Map;
  * @param prefillTokens    uncached tokens prefilled in this step
  * @param decodeSequences  sequences decoded in this step
  * @param scheduledRequests requests that computed tokens in this step (the batch)
+ * @param hostLoadedTokens prefix tokens loaded from the host tier in this step (their transfer
+ *                         time is part of {@code durationMs})
  */
 public record StepResult(long startMs, double durationMs, Map<String, Integer> tokensByKey,
                          Map<String, Long> firstTokenTtftMs, List<Finished> finished, List<String> preempted,
-                         long prefillTokens, int decodeSequences, int scheduledRequests) {
+                         long prefillTokens, int decodeSequences, int scheduledRequests, long hostLoadedTokens) {
+
+    /** A step that loaded nothing from the host tier. */
+    public StepResult(long startMs, double durationMs, Map<String, Integer> tokensByKey,
+                      Map<String, Long> firstTokenTtftMs, List<Finished> finished, List<String> preempted,
+                      long prefillTokens, int decodeSequences, int scheduledRequests) {
+        this(startMs, durationMs, tokensByKey, firstTokenTtftMs, finished, preempted, prefillTokens, decodeSequences,
+                scheduledRequests, 0);
+    }
 
     /** A request that finished, with its terminal figures. */
     public record Finished(EngineRequest request, String finishReason, EngineUsage usage, long ttftMs) {

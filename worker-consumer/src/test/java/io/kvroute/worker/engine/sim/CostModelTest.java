@@ -42,4 +42,26 @@ class CostModelTest {
     void shouldRunFasterWithAHigherSpeedFactor() {
         assertThat(CostModel.llama8bH100(2.0).decodeMs(1, 1000)).isCloseTo(model.decodeMs(1, 1000) / 2, within(1e-9));
     }
+
+    @Test
+    void shouldChargeAboutFivePointTwoMicrosecondsPerTokenLoadedFromHostMemory() {
+        assertThat(CostModel.LLAMA_8B_KV_BYTES_PER_TOKEN).isEqualTo(128 * 1024);
+        assertThat(model.hostLoadMsPerToken()).isCloseTo(131_072 / 25e9 * 1000, within(1e-12));
+        assertThat(model.hostLoadMsPerToken()).isCloseTo(0.0052, within(0.0001));
+        assertThat(model.stepMs(0, 0, 0, 0, 1000) - model.stepMs(0, 0, 0, 0)).isCloseTo(5.24288, within(1e-9));
+        assertThat(CostModel.llama8bH100(2.0).stepMs(0, 0, 0, 0, 1000)).isCloseTo(model.stepMs(0, 0, 0, 0, 1000) / 2, within(1e-9));
+    }
+
+    @Test
+    void shouldLoadAPrefixFasterThanRecomputingIt() {
+        double load = model.stepMs(0, 0, 0, 0, 32_768) - model.stepMs(0, 0, 0, 0);
+        assertThat(load).isLessThan(model.idlePrefillMs(32_768, 0) / 5);
+    }
+
+    @Test
+    void shouldKeepTheSixArgumentConstructorWithTheDefaultLoadCost() {
+        CostModel custom = new CostModel(12.6, 0.076, 1.6e-6, 0.0044, 4.8e-5, 1.0);
+        assertThat(custom.hostLoadMsPerToken()).isEqualTo(CostModel.LLAMA_8B_PCIE5_HOST_LOAD_TOKEN_MS);
+        assertThat(custom.withHostLoadMsPerToken(0.001).hostLoadMsPerToken()).isEqualTo(0.001);
+    }
 }
