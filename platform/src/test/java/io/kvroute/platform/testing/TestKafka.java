@@ -26,6 +26,14 @@ public final class TestKafka {
     }
 
     private static void start() {
+        // The in-process broker must never end the test JVM (Kafka halts on fatal faults, which
+        // surefire then reports as a failed fork); a fault fails the test that meets it instead.
+        org.apache.kafka.common.utils.internals.Exit.setExitProcedure((code, message) -> {
+            throw new IllegalStateException("the test broker asked to exit(" + code + "): " + message);
+        });
+        org.apache.kafka.common.utils.internals.Exit.setHaltProcedure((code, message) -> {
+            throw new IllegalStateException("the test broker asked to halt(" + code + "): " + message);
+        });
         try {
             if ("docker".equals(System.getProperty(BROKER_PROPERTY))) {
                 DockerKafka docker = DockerKafka.start();
