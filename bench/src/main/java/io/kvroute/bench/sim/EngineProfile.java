@@ -7,21 +7,33 @@ import java.util.Locale;
 
 /**
  * A simulated GPU's model and hardware: the worker's step-time coefficients and scheduler
- * limits. {@link #LLAMA_8B_H100} is the worker's own default; {@link #LLAMA_70B_4XH100} uses the
- * 70B / 4×H100 column of ENGINE_MODEL.md (KV ≈ 460k tokens per GPU at TP 4).
+ * limits. {@link #LLAMA_8B_H100} is the worker's own engine on one H100 of a DGX-H100-class node:
+ * 26,000 KV pages in HBM plus a host-DRAM prefix tier of {@value #HOST_KV_PAGES_PER_GPU} pages
+ * (2M tokens = 256 GiB at 128 KiB/token, the node's 2 TiB of DRAM shared by 8 GPUs), as
+ * long-context deployments run with KV offloading (Mooncake, LMCache). {@link #LLAMA_70B_4XH100}
+ * uses the 70B / 4×H100 column of ENGINE_MODEL.md (KV ≈ 460k tokens per GPU at TP 4).
  */
 public record EngineProfile(String name, CostModel costModel, EngineLimits limits) {
+    public static final int HOST_KV_PAGES_PER_GPU = 131_072;
     public static final EngineProfile LLAMA_8B_H100 = new EngineProfile("llama-8b-h100", CostModel.llama8bH100(),
-            EngineLimits.defaults());
+            EngineLimits.defaults().withHostKvBlocks(HOST_KV_PAGES_PER_GPU));
+    /** 80 KiB of KV per token per GPU at TP 4 (80 layers × 8 heads × 128 × 2 × 2 / 4). */
     public static final EngineProfile LLAMA_70B_4XH100 = new EngineProfile("llama-70b-4xh100",
-            new CostModel(12.6, 0.076, 1.6e-6, 0.0044, 4.8e-5, 1.0),
-            new EngineLimits(28_750, EngineLimits.DEFAULT_MAX_RUNNING, EngineLimits.DEFAULT_MAX_BATCHED_TOKENS));
+            new CostModel(12.6, 0.076, 1.6e-6, 0.0044, 4.8e-5, 1.0,
+                    CostModel.hostLoadMsPerToken(80 * 1024, CostModel.PCIE5_X16_EFFECTIVE_BYTES_PER_SECOND)),
+            new EngineLimits(28_750, EngineLimits.DEFAULT_MAX_RUNNING, EngineLimits.DEFAULT_MAX_BATCHED_TOKENS,
+                    HOST_KV_PAGES_PER_GPU * 8 / 5));
     public static final List<EngineProfile> ALL = List.of(LLAMA_8B_H100, LLAMA_70B_4XH100);
 
     /** This profile with a KV pool of {@code pages} pages of 16 tokens. */
     public EngineProfile withKvBlocks(int pages) {
         return new EngineProfile(name + "/kv" + pages, costModel,
-                new EngineLimits(pages, limits.maxRunning(), limits.maxBatchedTokens()));
+                new EngineLimits(pages, limits.maxRunning(), limits.maxBatchedTokens(), limits.hostKvBlocks()));
+    }
+
+    /** This profile with a host-DRAM prefix tier of {@code pages} pages (0: none). */
+    public EngineProfile withHostKvBlocks(int pages) {
+        return new EngineProfile(name + "/host" + pages, costModel, limits.withHostKvBlocks(pages));
     }
 
     public static EngineProfile named(String name) {
