@@ -14,6 +14,7 @@ import io.kvroute.schemas.v1.WorkerTelemetry;
 import io.kvroute.worker.config.WorkerConfig;
 import io.kvroute.worker.consumer.DispatchConsumer;
 import io.kvroute.worker.engine.InferenceEngine;
+import io.kvroute.worker.engine.openai.OpenAiCompatibleEngine;
 import io.kvroute.worker.engine.sim.CostModel;
 import io.kvroute.worker.engine.sim.SimulatedGpuEngine;
 import io.kvroute.worker.metrics.WorkerMetrics;
@@ -44,7 +45,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One worker process: a simulated GPU engine, the dispatch consumer loop on its own thread,
+ * One worker process: an inference engine (the simulated GPU, or an OpenAI-compatible server per
+ * {@code worker.engine}), the dispatch consumer loop on its own thread,
  * telemetry and KV-event publishing, and (optionally) a Prometheus endpoint. Topics must exist:
  * the launcher creates them.
  */
@@ -93,8 +95,7 @@ public final class WorkerApp implements AutoCloseable {
 
         Deque<AutoCloseable> opened = new ArrayDeque<>();
         try {
-            InferenceEngine engine = opened(opened, new SimulatedGpuEngine(CostModel.llama8bH100(config.speed()),
-                    config.engineLimits(), config.networkDelayMs(), clock, config.workerId()));
+            InferenceEngine engine = opened(opened, engine(config, clock));
             PrometheusMeterRegistry registry = PrometheusEndpoint.newRegistry();
             WorkerMetrics metrics = opened(opened, new WorkerMetrics(registry, config.workerId(), config.region(), engine));
             KafkaProducer<String, byte[]> producer = opened(opened, new KafkaProducer<>(producerProperties(config),
@@ -122,14 +123,29 @@ public final class WorkerApp implements AutoCloseable {
             new Thread(dispatch, "dispatch-" + config.workerId()).start();
             kvEvents.publishCleared();
             telemetry.start();
-            LOG.info("worker {} started in region {} (group {}, engine {}, network delay {} ms, KV pages {} GPU + {} host)",
-                    config.workerId(), config.region(), config.groupId(), config.engine(), config.networkDelayMs(),
-                    config.kvBlocks(), config.hostKvBlocks());
+            if (config.openai() != null) {
+                LOG.info("worker {} started in region {} (group {}, engine openai at {}, model {}, max concurrency {})",
+                        config.workerId(), config.region(), config.groupId(), config.openai().endpoint(),
+                        config.openai().model(), config.openai().maxConcurrency());
+            } else {
+                LOG.info("worker {} started in region {} (group {}, engine {}, network delay {} ms, KV pages {} GPU + {} host)",
+                        config.workerId(), config.region(), config.groupId(), config.engine(), config.networkDelayMs(),
+                        config.kvBlocks(), config.hostKvBlocks());
+            }
             return new WorkerApp(config, engine, producer, dispatch, telemetry, metrics, endpoint);
         } catch (RuntimeException e) {
             opened.forEach(WorkerApp::closeQuietly);
             throw e;
         }
+    }
+
+    /** The engine {@code worker.engine} names: the simulated GPU or an OpenAI-compatible server. */
+    static InferenceEngine engine(WorkerConfig config, LongSupplier clock) {
+        if (WorkerConfig.ENGINE_OPENAI.equals(config.engine())) {
+            return new OpenAiCompatibleEngine(config.openai(), clock, config.workerId());
+        }
+        return new SimulatedGpuEngine(CostModel.llama8bH100(config.speed()), config.engineLimits(), config.networkDelayMs(),
+                clock, config.workerId());
     }
 
     private static <T extends AutoCloseable> T opened(Deque<AutoCloseable> opened, T resource) {

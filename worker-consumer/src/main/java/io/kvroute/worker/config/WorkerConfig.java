@@ -3,8 +3,11 @@ package io.kvroute.worker.config;
 import io.kvroute.platform.config.ConfigException;
 import io.kvroute.platform.config.Settings;
 import io.kvroute.schemas.topics.KvrouteTopics;
+import io.kvroute.worker.engine.openai.OpenAiSettings;
 import io.kvroute.worker.engine.sim.EngineLimits;
 import io.kvroute.worker.engine.sim.KvBlockPool;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,12 +21,16 @@ import java.util.Map;
  * tier of that many 16-token pages: prefix blocks evicted from the GPU stay there and are loaded
  * back over PCIe instead of being recomputed. For Llama-3.1-8B (128 KiB of KV per token), 65,536
  * pages ≈ 1M tokens ≈ 128 GiB of host memory per GPU.
+ *
+ * <p>{@value #ENGINE} {@code =openai} drives an OpenAI-compatible server at {@value #OPENAI_ENDPOINT}
+ * instead of simulating a GPU; {@link #openai()} is then set (null for the simulator). The API key
+ * ({@value #OPENAI_API_KEY}) never appears in a message.
  */
 public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, String topicPrefix, String workerId,
                            String region, List<String> models, String engine, long networkDelayMs, int kvBlocks,
                            int hostKvBlocks, int maxRunning, int maxBatchedTokens, double speed, int chunkTokens,
                            long telemetryIntervalMs, int maxWaiting, long commitIntervalMs, String metricsHost, int metricsPort,
-                           Map<String, Object> kafka) {
+                           Map<String, Object> kafka, OpenAiSettings openai) {
     public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
     public static final String SCHEMA_REGISTRY_URL = "schema.registry.url";
     public static final String TOPIC_PREFIX = "kvroute.topic.prefix";
@@ -43,6 +50,14 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
     public static final String COMMIT_INTERVAL_MS = "worker.commit.interval.ms";
     public static final String METRICS_HOST = "worker.metrics.host";
     public static final String METRICS_PORT = "worker.metrics.port";
+    public static final String OPENAI_ENDPOINT = "worker.openai.endpoint";
+    public static final String OPENAI_MODEL = "worker.openai.model";
+    public static final String OPENAI_API_KEY = "worker.openai.api.key";
+    public static final String OPENAI_MAX_CONCURRENCY = "worker.openai.max.concurrency";
+    public static final String OPENAI_REQUEST_TIMEOUT_MS = "worker.openai.request.timeout.ms";
+    public static final String OPENAI_CONNECT_TIMEOUT_MS = "worker.openai.connect.timeout.ms";
+    public static final String OPENAI_METRICS_INTERVAL_MS = "worker.openai.metrics.interval.ms";
+    public static final String OPENAI_RATE_LIMIT_COOLDOWN_MS = "worker.openai.rate.limit.cooldown.ms";
     public static final String KAFKA_PREFIX = "kafka.";
 
     /** Upper bound of {@code kafka.max.poll.records}, so the finished-offsets metadata stays under Kafka's limit. */
@@ -51,7 +66,13 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
     public static final String DEFAULT_TOPIC_PREFIX = KvrouteTopics.DEFAULT_PREFIX;
     public static final String DEFAULT_MODELS = "llama-3.1-8b";
     public static final String ENGINE_SIM = "sim";
+    public static final String ENGINE_OPENAI = "openai";
     public static final String DEFAULT_ENGINE = ENGINE_SIM;
+    public static final int DEFAULT_OPENAI_MAX_CONCURRENCY = OpenAiSettings.DEFAULT_MAX_CONCURRENCY;
+    public static final long DEFAULT_OPENAI_REQUEST_TIMEOUT_MS = OpenAiSettings.DEFAULT_REQUEST_TIMEOUT_MS;
+    public static final long DEFAULT_OPENAI_CONNECT_TIMEOUT_MS = OpenAiSettings.DEFAULT_CONNECT_TIMEOUT_MS;
+    public static final long DEFAULT_OPENAI_METRICS_INTERVAL_MS = OpenAiSettings.DEFAULT_METRICS_INTERVAL_MS;
+    public static final long DEFAULT_OPENAI_RATE_LIMIT_COOLDOWN_MS = OpenAiSettings.DEFAULT_RATE_LIMIT_COOLDOWN_MS;
     public static final long DEFAULT_NETWORK_DELAY_MS = 0;
     public static final int DEFAULT_KV_BLOCKS = KvBlockPool.DEFAULT_CAPACITY_BLOCKS;
     public static final int DEFAULT_HOST_KV_BLOCKS = EngineLimits.DEFAULT_HOST_KV_BLOCKS;
@@ -84,6 +105,11 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
         d.put(COMMIT_INTERVAL_MS, Long.toString(DEFAULT_COMMIT_INTERVAL_MS));
         d.put(METRICS_HOST, DEFAULT_METRICS_HOST);
         d.put(METRICS_PORT, Integer.toString(DEFAULT_METRICS_PORT));
+        d.put(OPENAI_MAX_CONCURRENCY, Integer.toString(DEFAULT_OPENAI_MAX_CONCURRENCY));
+        d.put(OPENAI_REQUEST_TIMEOUT_MS, Long.toString(DEFAULT_OPENAI_REQUEST_TIMEOUT_MS));
+        d.put(OPENAI_CONNECT_TIMEOUT_MS, Long.toString(DEFAULT_OPENAI_CONNECT_TIMEOUT_MS));
+        d.put(OPENAI_METRICS_INTERVAL_MS, Long.toString(DEFAULT_OPENAI_METRICS_INTERVAL_MS));
+        d.put(OPENAI_RATE_LIMIT_COOLDOWN_MS, Long.toString(DEFAULT_OPENAI_RATE_LIMIT_COOLDOWN_MS));
         return d;
     }
 
@@ -97,10 +123,8 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
         if (models.isEmpty()) {
             throw new ConfigException(MODELS, s.string(MODELS, ""), "must name at least one model");
         }
-        String engine = s.string(ENGINE);
-        if (!ENGINE_SIM.equals(engine)) {
-            throw new ConfigException(ENGINE, engine, "is not supported yet: only '" + ENGINE_SIM + "' (the simulated GPU engine)");
-        }
+        String engine = s.oneOf(ENGINE, List.of(ENGINE_SIM, ENGINE_OPENAI));
+        OpenAiSettings openai = ENGINE_OPENAI.equals(engine) ? openAi(s, models) : null;
         if (s.has(KAFKA_PREFIX + "max.poll.records")) {
             // one poll can overshoot a partition's tracked span by this much; the span bounds the commit metadata
             s.intValue(KAFKA_PREFIX + "max.poll.records", 1, MAX_POLL_RECORDS_LIMIT);
@@ -121,7 +145,34 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
                 s.longValue(COMMIT_INTERVAL_MS, 1, 10_000),
                 s.string(METRICS_HOST),
                 s.intValue(METRICS_PORT, -1, 65_535),
-                Map.copyOf(s.withPrefix(KAFKA_PREFIX)));
+                Map.copyOf(s.withPrefix(KAFKA_PREFIX)), openai);
+    }
+
+    private static OpenAiSettings openAi(Settings s, List<String> models) {
+        if (!s.has(OPENAI_ENDPOINT)) {
+            throw new ConfigException(OPENAI_ENDPOINT, "", "is required when " + ENGINE + "=" + ENGINE_OPENAI);
+        }
+        String endpoint = s.string(OPENAI_ENDPOINT);
+        URI uri;
+        try {
+            uri = new URI(endpoint);
+        } catch (URISyntaxException e) {
+            throw new ConfigException(OPENAI_ENDPOINT, endpoint, "is not a URL: " + e.getMessage());
+        }
+        if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
+            throw new ConfigException(OPENAI_ENDPOINT, endpoint, "must be an http:// or https:// URL with a host");
+        }
+        String model = s.string(OPENAI_MODEL, models.get(0));
+        if (model.isBlank()) {
+            throw new ConfigException(OPENAI_MODEL, model, "must not be blank");
+        }
+        String apiKey = s.string(OPENAI_API_KEY, "");
+        return new OpenAiSettings(uri, model, apiKey.isBlank() ? null : apiKey.strip(),
+                s.intValue(OPENAI_MAX_CONCURRENCY, 1, 100_000),
+                s.longValue(OPENAI_REQUEST_TIMEOUT_MS, 1, 86_400_000),
+                s.longValue(OPENAI_CONNECT_TIMEOUT_MS, 1, 600_000),
+                s.longValue(OPENAI_METRICS_INTERVAL_MS, 0, 3_600_000),
+                s.longValue(OPENAI_RATE_LIMIT_COOLDOWN_MS, 0, 3_600_000));
     }
 
     public KvrouteTopics topics() {

@@ -7,12 +7,14 @@ import io.kvroute.schemas.topics.KvrouteTopics;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.InferenceRequest;
 import io.kvroute.schemas.v1.ResponseEvent;
+import io.kvroute.schemas.v1.SamplingParams;
 import io.kvroute.worker.config.WorkerConfig;
 import io.kvroute.worker.consumer.internal.FinishedOffsetsCodec;
 import io.kvroute.worker.consumer.internal.Outcome;
 import io.kvroute.worker.consumer.internal.PartitionProgress;
 import io.kvroute.worker.consumer.internal.RequestRun;
 import io.kvroute.worker.consumer.internal.ResponseEvents;
+import io.kvroute.worker.engine.EnginePrompt;
 import io.kvroute.worker.engine.EngineRequest;
 import io.kvroute.worker.engine.EngineUsage;
 import io.kvroute.worker.engine.InferenceEngine;
@@ -262,11 +264,24 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
                 promptTokens(request), Math.max(1, request.getMaxTokens()),
                 request.getPrefixBlockHashes().stream().mapToLong(Long::longValue).toArray(),
                 request.getPrefixBlockTokens() > 0 ? request.getPrefixBlockTokens() : EngineRequest.DEFAULT_BLOCK_TOKENS,
-                now);
+                now, prompt(request));
         partition.requestIds.add(request.getRequestId());
         RequestRun run = new RequestRun(events, tp, offset, partition.epoch, config.chunkTokens(), this::sendChunk,
                 outcomes::add, metrics::tokens, clock);
         engine.submit(engineRequest, run);
+    }
+
+    /** The request's text and sampling for engines that drive a real server. */
+    static EnginePrompt prompt(InferenceRequest request) {
+        SamplingParams sampling = request.getSampling();
+        List<EnginePrompt.Message> messages = request.getMessages() == null ? null
+                : request.getMessages().stream().map(m -> new EnginePrompt.Message(m.getRole(), m.getContent())).toList();
+        String text = messages == null && request.getPrompt() == null ? "" : request.getPrompt();
+        return new EnginePrompt(request.getModel(), messages == null ? text : null, messages,
+                sampling == null ? null : sampling.getTemperature(),
+                sampling == null ? null : sampling.getTopP(),
+                sampling == null ? null : sampling.getSeed(),
+                sampling == null ? List.of() : sampling.getStop());
     }
 
     private static int promptTokens(InferenceRequest request) {
@@ -381,6 +396,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
         switch (o.kind()) {
             case COMPLETED -> metrics.completed(o.ttftMs());
             case FAILED -> metrics.failed();
+            case REJECTED -> metrics.rejected();
             case EXPIRED -> metrics.expired();
             case DEAD_LETTER -> metrics.deadLetter();
             default -> throw new IllegalStateException("unknown outcome " + o.kind());

@@ -7,7 +7,10 @@ package io.kvroute.worker.engine;
  */
 public interface EngineListener {
 
-    /** The first output token was produced; {@code ttftMs} counts from arrival (plus network delay). */
+    /**
+     * The first output token was produced; {@code ttftMs} counts from arrival (plus network delay) in
+     * the simulated engine, and from sending the request to the server in engines that drive one.
+     */
     void onFirstToken(long ttftMs);
 
     /** {@code count} new tokens whose text is {@code textDelta}. */
@@ -16,4 +19,12 @@ public interface EngineListener {
     void onFinished(String finishReason, EngineUsage usage, long ttftMs);
 
     void onFailed(String error);
+
+    /**
+     * The request failed, classified; listeners that tell retryable failures from rejections
+     * override this. By default it reports {@link EngineFailure#describe()} to {@link #onFailed(String)}.
+     */
+    default void onFailure(EngineFailure failure) {
+        onFailed(failure.describe());
+    }
 }

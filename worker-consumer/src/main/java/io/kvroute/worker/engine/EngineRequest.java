@@ -3,8 +3,9 @@ package io.kvroute.worker.engine;
 import java.util.Objects;
 
 /**
- * What an engine needs to run one attempt of a request: sizes and prefix block hashes, never the
- * prompt text. {@code prefixBlockHashes[i]} identifies tokens {@code [i*blockTokens, (i+1)*blockTokens)}
+ * What an engine needs to run one attempt of a request: sizes and prefix block hashes, and, for
+ * engines that drive a real server, the {@link EnginePrompt} (null for engines that only model
+ * cost; {@link #toString()} never shows its text). {@code prefixBlockHashes[i]} identifies tokens {@code [i*blockTokens, (i+1)*blockTokens)}
  * of the prompt; hashes are chained, so equal leading hashes mean an equal prefix.
  *
  * @param requestId    the request id (not unique across attempts)
@@ -14,10 +15,17 @@ import java.util.Objects;
  * @param prefixBlockHashes chained hashes of the prompt's blocks
  * @param blockTokens  tokens per hash block
  * @param arrivalMs    when the request reached the worker (epoch ms); TTFT is measured from it
+ * @param prompt       the prompt text and sampling parameters, or null
  */
 public record EngineRequest(String requestId, int attempt, int promptTokens, int maxTokens,
-                            long[] prefixBlockHashes, int blockTokens, long arrivalMs) {
+                            long[] prefixBlockHashes, int blockTokens, long arrivalMs, EnginePrompt prompt) {
     public static final int DEFAULT_BLOCK_TOKENS = 64;
+
+    /** A request without prompt text, for engines that only model cost. */
+    public EngineRequest(String requestId, int attempt, int promptTokens, int maxTokens,
+                         long[] prefixBlockHashes, int blockTokens, long arrivalMs) {
+        this(requestId, attempt, promptTokens, maxTokens, prefixBlockHashes, blockTokens, arrivalMs, null);
+    }
 
     public EngineRequest {
         Objects.requireNonNull(requestId, "requestId");

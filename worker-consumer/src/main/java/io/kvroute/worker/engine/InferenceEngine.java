@@ -24,6 +24,16 @@ public interface InferenceEngine extends AutoCloseable {
         return KvChanges.NONE;
     }
 
+    /** Until when (epoch ms) the backing server asked not to be sent more work; 0 when it never did. */
+    default long rateLimitedUntilMs() {
+        return 0;
+    }
+
+    /** True while the engine works but not fully: its server's state is unknown, or it is cooling down after a rate limit. */
+    default boolean isDegraded() {
+        return false;
+    }
+
     @Override
     void close();
 }

@@ -38,6 +38,7 @@ public final class WorkerMetrics implements AutoCloseable {
     private final Tags tags;
     private final Counter completed;
     private final Counter failed;
+    private final Counter rejected;
     private final Counter expired;
     private final Counter deadLetters;
     private final Counter transactionsCommitted;
@@ -57,6 +58,7 @@ public final class WorkerMetrics implements AutoCloseable {
         gauge(HOST_PREFIX_HIT_RATE, engine, e -> e.snapshot().hostPrefixHitRate());
         completed = Counter.builder(REQUESTS).tags(tags).tag("status", "completed").register(registry);
         failed = Counter.builder(REQUESTS).tags(tags).tag("status", "failed").register(registry);
+        rejected = Counter.builder(REQUESTS).tags(tags).tag("status", "rejected").register(registry);
         expired = Counter.builder(REQUESTS).tags(tags).tag("status", "expired").register(registry);
         deadLetters = Counter.builder(DEAD_LETTERS).tags(tags).register(registry);
         transactionsCommitted = Counter.builder(TRANSACTIONS).tags(tags).tag("outcome", "committed").register(registry);
@@ -91,6 +93,10 @@ public final class WorkerMetrics implements AutoCloseable {
 
     public void failed() {
         failed.increment();
+    }
+
+    public void rejected() {
+        rejected.increment();
     }
 
     public void expired() {

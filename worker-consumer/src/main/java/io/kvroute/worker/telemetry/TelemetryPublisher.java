@@ -24,7 +24,9 @@ import org.slf4j.LoggerFactory;
  * {@value #KV_USAGE_CHANGE} since the last record, the waiting queue at least doubled, or the
  * owned partitions changed. KV events go out on the same tick. On a clean stop it publishes
  * status DOWN so routers stop placing work here at once. The status comes from the caller (DOWN
- * once the dispatch loop has stopped).
+ * once the dispatch loop has stopped); a HEALTHY worker whose engine is degraded (its server's
+ * metrics unreadable, or cooling down after a 429) is published DEGRADED, with the engine's
+ * rate-limit end in {@code rateLimitedUntilMs} while it lies in the future.
  */
 public final class TelemetryPublisher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TelemetryPublisher.class);
@@ -106,11 +108,15 @@ public final class TelemetryPublisher implements AutoCloseable {
         return Math.abs(now.getKvUsage() - before.getKvUsage()) > KV_USAGE_CHANGE
                 || now.getWaitingRequests() >= 2 * Math.max(1, before.getWaitingRequests())
                 || !now.getOwnedPartitions().equals(before.getOwnedPartitions())
-                || now.getStatus() != before.getStatus();
+                || now.getStatus() != before.getStatus()
+                || !java.util.Objects.equals(now.getRateLimitedUntilMs(), before.getRateLimitedUntilMs());
     }
 
-    private WorkerTelemetry build(WorkerStatus status) {
+    private WorkerTelemetry build(WorkerStatus given) {
         EngineStats s = engine.snapshot();
+        long nowMs = clock.getAsLong();
+        long rateLimitedUntil = engine.rateLimitedUntilMs();
+        WorkerStatus status = given == WorkerStatus.HEALTHY && engine.isDegraded() ? WorkerStatus.DEGRADED : given;
         return WorkerTelemetry.newBuilder()
                 .setWorkerId(workerId)
                 .setRegion(region)
@@ -129,8 +135,8 @@ public final class TelemetryPublisher implements AutoCloseable {
                 .setPrefixCacheHitRate(s.prefixCacheHitRate())
                 .setTokensPerSecond(s.tokensPerSecond())
                 .setStatus(status)
-                .setRateLimitedUntilMs(null)
-                .setObservedAtMs(clock.getAsLong())
+                .setRateLimitedUntilMs(rateLimitedUntil > nowMs ? rateLimitedUntil : null)
+                .setObservedAtMs(nowMs)
                 .build();
     }
 

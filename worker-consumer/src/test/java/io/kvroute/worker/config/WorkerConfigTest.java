@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvroute.platform.config.ConfigException;
 import io.kvroute.platform.config.Settings;
+import io.kvroute.worker.engine.openai.OpenAiSettings;
+import java.net.URI;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -66,11 +68,78 @@ class WorkerConfigTest {
     }
 
     @Test
-    void shouldRejectAnEngineThatDoesNotExistYet() {
+    void shouldRejectAnEngineThatDoesNotExist() {
+        Map<String, String> m = required();
+        m.put(WorkerConfig.ENGINE, "tgi");
+        assertThatThrownBy(() -> WorkerConfig.from(Settings.of(m))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("worker.engine").hasMessageContaining("tgi");
+    }
+
+    @Test
+    void shouldLeaveOpenAiSettingsUnsetForTheSimulator() {
+        assertThat(WorkerConfig.from(Settings.of(required())).openai()).isNull();
+    }
+
+    @Test
+    void shouldApplyOpenAiDefaults() {
+        Map<String, String> m = required();
+        m.put(WorkerConfig.ENGINE, "openai");
+        m.put(WorkerConfig.OPENAI_ENDPOINT, "http://gpu-1:8000");
+        m.put(WorkerConfig.MODELS, "llama-3.1-8b,qwen-2.5-7b");
+        OpenAiSettings openai = WorkerConfig.from(Settings.of(m)).openai();
+        assertThat(openai.endpoint()).isEqualTo(URI.create("http://gpu-1:8000"));
+        assertThat(openai.model()).isEqualTo("llama-3.1-8b");
+        assertThat(openai.apiKey()).isNull();
+        assertThat(openai.maxConcurrency()).isEqualTo(64);
+        assertThat(openai.requestTimeoutMs()).isEqualTo(600_000);
+        assertThat(openai.connectTimeoutMs()).isEqualTo(5_000);
+        assertThat(openai.metricsIntervalMs()).isEqualTo(1_000);
+        assertThat(openai.rateLimitCooldownMs()).isEqualTo(10_000);
+        assertThat(openai.resolve("/v1/completions")).isEqualTo(URI.create("http://gpu-1:8000/v1/completions"));
+    }
+
+    @Test
+    void shouldReadOpenAiSettingsAndNeverShowTheApiKey() {
+        Map<String, String> m = required();
+        m.put(WorkerConfig.ENGINE, "openai");
+        m.put(WorkerConfig.OPENAI_ENDPOINT, "https://gpu-1.internal/v1/");
+        m.put(WorkerConfig.OPENAI_MODEL, "meta-llama/Llama-3.1-8B-Instruct");
+        m.put(WorkerConfig.OPENAI_API_KEY, "sk-secret-123");
+        m.put(WorkerConfig.OPENAI_MAX_CONCURRENCY, "128");
+        WorkerConfig config = WorkerConfig.from(Settings.of(m));
+        assertThat(config.openai().model()).isEqualTo("meta-llama/Llama-3.1-8B-Instruct");
+        assertThat(config.openai().apiKey()).isEqualTo("sk-secret-123");
+        assertThat(config.openai().maxConcurrency()).isEqualTo(128);
+        assertThat(config.openai().resolve("/metrics")).isEqualTo(URI.create("https://gpu-1.internal/metrics"));
+        assertThat(config.toString()).doesNotContain("sk-secret-123");
+    }
+
+    @Test
+    void shouldRequireAnHttpEndpointForTheOpenAiEngine() {
         Map<String, String> m = required();
         m.put(WorkerConfig.ENGINE, "openai");
         assertThatThrownBy(() -> WorkerConfig.from(Settings.of(m))).isInstanceOf(ConfigException.class)
-                .hasMessageContaining("worker.engine").hasMessageContaining("openai");
+                .hasMessageContaining("worker.openai.endpoint");
+        m.put(WorkerConfig.OPENAI_ENDPOINT, "ftp://gpu-1:8000");
+        assertThatThrownBy(() -> WorkerConfig.from(Settings.of(m))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("worker.openai.endpoint").hasMessageContaining("ftp://gpu-1:8000");
+        m.put(WorkerConfig.OPENAI_ENDPOINT, "gpu-1:8000");
+        assertThatThrownBy(() -> WorkerConfig.from(Settings.of(m))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("worker.openai.endpoint");
+    }
+
+    @Test
+    void shouldRejectOutOfRangeOpenAiLimits() {
+        Map<String, String> m = required();
+        m.put(WorkerConfig.ENGINE, "openai");
+        m.put(WorkerConfig.OPENAI_ENDPOINT, "http://gpu-1:8000");
+        m.put(WorkerConfig.OPENAI_MAX_CONCURRENCY, "0");
+        assertThatThrownBy(() -> WorkerConfig.from(Settings.of(m))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("worker.openai.max.concurrency").hasMessageContaining("0");
+        m.put(WorkerConfig.OPENAI_MAX_CONCURRENCY, "8");
+        m.put(WorkerConfig.OPENAI_REQUEST_TIMEOUT_MS, "soon");
+        assertThatThrownBy(() -> WorkerConfig.from(Settings.of(m))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("worker.openai.request.timeout.ms").hasMessageContaining("soon");
     }
 
     @Test

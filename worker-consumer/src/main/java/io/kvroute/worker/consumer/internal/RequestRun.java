@@ -1,6 +1,7 @@
 package io.kvroute.worker.consumer.internal;
 
 import io.kvroute.schemas.v1.ResponseEvent;
+import io.kvroute.worker.engine.EngineFailure;
 import io.kvroute.worker.engine.EngineListener;
 import io.kvroute.worker.engine.EngineUsage;
 import java.util.concurrent.Future;
@@ -88,6 +89,25 @@ public final class RequestRun implements EngineListener {
             throw e;
         }
         end(events.completed(nextSequence, finishReason, usage, ttftMs, clock.getAsLong()), Outcome.Kind.COMPLETED, ttftMs);
+    }
+
+    /** A rejection ends the request REJECTED (the router does not retry it); every other failure FAILED. */
+    @Override
+    public void onFailure(EngineFailure failure) {
+        if (failure.retryable()) {
+            onFailed(failure.describe());
+            return;
+        }
+        if (ended) {
+            return;
+        }
+        try {
+            flushChunk();
+        } catch (RuntimeException e) {
+            // the request ends rejected either way
+        }
+        end(events.rejected(nextSequence, failure.message(), new EngineUsage(0, tokensSoFar, 0), clock.getAsLong()),
+                Outcome.Kind.REJECTED, -1);
     }
 
     @Override

@@ -38,6 +38,11 @@ public final class ResponseEvents {
         return terminal(sequence, ResponseStatus.FAILED, null, usage, null, error, nowMs);
     }
 
+    /** The server refused the request itself; another attempt cannot succeed. */
+    public ResponseEvent rejected(int sequence, String error, EngineUsage usage, long nowMs) {
+        return terminal(sequence, ResponseStatus.REJECTED, null, usage, null, error, nowMs);
+    }
+
     public ResponseEvent expired(long nowMs) {
         return terminal(0, ResponseStatus.EXPIRED, null, new EngineUsage(0, 0, 0), null, "deadline passed before the request ran", nowMs);
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kvroute.schemas.serde.Serdes;
 import io.kvroute.schemas.v1.ResponseEvent;
 import io.kvroute.schemas.v1.ResponseStatus;
+import io.kvroute.worker.engine.EngineFailure;
 import io.kvroute.worker.engine.EngineUsage;
 import java.util.ArrayList;
 import java.util.List;
@@ -74,5 +75,30 @@ class RequestRunTest {
         ResponseEvent terminal = outcomes.get(0).terminal();
         assertThat(terminal.getTerminal().getStatus()).isEqualTo(ResponseStatus.FAILED);
         assertThat(terminal.getTerminal().getError()).isEqualTo("boom");
+    }
+
+    @Test
+    void shouldEndRejectedWhenTheServerRefusesTheRequest() {
+        run.onFailure(new EngineFailure(EngineFailure.Kind.REJECTED, "server rejected the request (HTTP 400): too long"));
+
+        assertThat(outcomes).singleElement().satisfies(o -> {
+            assertThat(o.kind()).isEqualTo(Outcome.Kind.REJECTED);
+            assertThat(o.terminal().getTerminal().getStatus()).isEqualTo(ResponseStatus.REJECTED);
+            assertThat(o.terminal().getTerminal().getError()).isEqualTo("server rejected the request (HTTP 400): too long");
+        });
+    }
+
+    @Test
+    void shouldEndFailedOnARetryableFailureAfterItsChunks() {
+        run.onTokens(" a", 1);
+        run.onFailure(new EngineFailure(EngineFailure.Kind.RATE_LIMITED, "server rate limit (HTTP 429)"));
+
+        assertThat(chunks).hasSize(1);
+        assertThat(outcomes).singleElement().satisfies(o -> {
+            assertThat(o.kind()).isEqualTo(Outcome.Kind.FAILED);
+            assertThat(o.terminal().getSequence()).isEqualTo(1);
+            assertThat(o.terminal().getTerminal().getStatus()).isEqualTo(ResponseStatus.FAILED);
+            assertThat(o.terminal().getTerminal().getError()).isEqualTo("rate limited: server rate limit (HTTP 429)");
+        });
     }
 }

@@ -1,0 +1,109 @@
+package io.kvroute.worker.engine.openai;
+
+import io.kvroute.worker.engine.openai.internal.PrometheusText;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Polls an inference server's Prometheus {@code /metrics} page on an interval and keeps the last
+ * {@link ServerMetrics}. A scrape that fails (unreachable, not 200, or a page that does not parse)
+ * marks the scraper failing until the next good one; the engine then reports itself degraded.
+ */
+public final class ServerMetricsScraper implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ServerMetricsScraper.class);
+    static final long MIN_SCRAPE_TIMEOUT_MS = 1_000;
+
+    private final URI metricsUri;
+    private final HttpClient client;
+    private final String apiKey;
+    private final Duration timeout;
+    private ScheduledExecutorService scheduler;
+    private volatile ServerMetrics latest;
+    private volatile boolean failing;
+    private volatile String lastError;
+
+    public ServerMetricsScraper(URI metricsUri, HttpClient client, String apiKey, long intervalMs) {
+        this.metricsUri = metricsUri;
+        this.client = client;
+        this.apiKey = apiKey;
+        this.timeout = Duration.ofMillis(Math.max(MIN_SCRAPE_TIMEOUT_MS, intervalMs));
+    }
+
+    /** Scrapes at once and then every {@code intervalMs} on a daemon thread. */
+    public synchronized void start(long intervalMs, String name) {
+        scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "metrics-scraper-" + name);
+            t.setDaemon(true);
+            return t;
+        });
+        scheduler.scheduleWithFixedDelay(this::scrape, 0, intervalMs, TimeUnit.MILLISECONDS);
+    }
+
+    /** Scrapes once; returns whether the page was read and understood. */
+    public boolean scrape() {
+        try {
+            HttpRequest.Builder request = HttpRequest.newBuilder(metricsUri).timeout(timeout)
+                    .header("Accept", "text/plain;version=0.0.4").GET();
+            if (apiKey != null) {
+                request.header("Authorization", "Bearer " + apiKey);
+            }
+            HttpResponse<String> response = client.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            if (response.statusCode() != 200) {
+                return failed("HTTP " + response.statusCode());
+            }
+            latest = ServerMetrics.from(PrometheusText.parse(response.body()), latest);
+            if (failing) {
+                LOG.info("metrics of {} readable again", metricsUri);
+            }
+            failing = false;
+            lastError = null;
+            return true;
+        } catch (IOException | IllegalArgumentException e) {
+            return failed(e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return failed("interrupted");
+        }
+    }
+
+    private boolean failed(String error) {
+        if (!failing) {
+            LOG.warn("cannot read the metrics of {}: {}; worker reports itself degraded", metricsUri, error);
+        }
+        failing = true;
+        lastError = error;
+        return false;
+    }
+
+    /** The last successfully scraped metrics, or null before the first. */
+    public ServerMetrics latest() {
+        return latest;
+    }
+
+    /** True after a failed scrape, until a good one. */
+    public boolean failing() {
+        return failing;
+    }
+
+    /** Why the last scrape failed, or null. */
+    public String lastError() {
+        return lastError;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (scheduler != null) {
+            scheduler.shutdownNow();
+        }
+    }
+}

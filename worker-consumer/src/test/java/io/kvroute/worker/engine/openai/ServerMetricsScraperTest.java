@@ -1,0 +1,80 @@
+package io.kvroute.worker.engine.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.kvroute.worker.engine.EngineStats;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class ServerMetricsScraperTest {
+    private ReplayServer server;
+    private OpenAiCompatibleEngine engine;
+
+    @AfterEach
+    void tearDown() {
+        if (engine != null) {
+            engine.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private void start(ReplayServer.Reply metrics) {
+        server = ReplayServer.start((path, body) -> path.equals("/metrics") ? metrics : ReplayServer.endless());
+        engine = new OpenAiCompatibleEngine(new OpenAiSettings(server.uri(), "m", null, 8, 30_000, 2_000, 50, 5_000),
+                java.time.Clock.systemUTC()::millis, "scrape-test");
+    }
+
+    @Test
+    void shouldCombineTheServersLoadWithTheEnginesOwnQueue() {
+        start(ReplayServer.page("vllm-0.11-metrics.txt"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> engine.scraper().latest() != null);
+
+        EngineStats stats = engine.snapshot();
+        assertThat(stats.runningRequests()).isEqualTo(7);
+        assertThat(stats.waitingRequests()).isEqualTo(3);
+        assertThat(engine.waitingRequests()).isEqualTo(3);
+        assertThat(stats.kvBlocksTotal()).isEqualTo(27_153);
+        assertThat(stats.kvUsage()).isCloseTo(0.4213, org.assertj.core.data.Offset.offset(1e-4));
+        assertThat(stats.kvBlockTokens()).isEqualTo(16);
+        assertThat(stats.prefixCacheHitRate()).isEqualTo(0.75);
+        assertThat(stats.maxRunningRequests()).isEqualTo(8);
+        assertThat(engine.isDegraded()).isFalse();
+    }
+
+    @Test
+    void shouldScaleAUsageShareWhenTheServerDoesNotTellItsCapacity() {
+        start(ReplayServer.page("llamacpp-b4500-metrics.txt"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> engine.scraper().latest() != null);
+
+        EngineStats stats = engine.snapshot();
+        assertThat(stats.kvBlocksTotal()).isEqualTo(OpenAiCompatibleEngine.KV_USAGE_SCALE);
+        assertThat(stats.kvUsage()).isEqualTo(0.25);
+        assertThat(stats.runningRequests()).isEqualTo(2);
+        assertThat(stats.waitingRequests()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldMarkTheEngineDegradedWhenTheMetricsCannotBeRead() {
+        start(ReplayServer.error(500, "error-500.txt", Map.of()));
+        await().atMost(Duration.ofSeconds(10)).until(() -> engine.scraper().failing());
+
+        assertThat(engine.isDegraded()).isTrue();
+        assertThat(engine.scraper().lastError()).contains("500");
+    }
+
+    @Test
+    void shouldMarkTheEngineDegradedWhenThePageDoesNotParseAndRecoverAfterwards() {
+        start(new ReplayServer.Reply(200, Map.of(), "<html>not metrics</html>".getBytes(), ReplayServer.Mode.REPLAY));
+        await().atMost(Duration.ofSeconds(10)).until(() -> engine.isDegraded());
+
+        server.route((path, body) -> ReplayServer.page("sglang-0.4-metrics.txt"));
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> !engine.isDegraded());
+        assertThat(engine.snapshot().runningRequests()).isEqualTo(12);
+    }
+}

@@ -1,0 +1,53 @@
+package io.kvroute.worker.engine.openai.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class SseDecoderTest {
+
+    private static List<String> decodeSplitAt(byte[] bytes, int... cuts) {
+        List<String> events = new ArrayList<>();
+        SseDecoder decoder = new SseDecoder(events::add);
+        int from = 0;
+        for (int cut : cuts) {
+            decoder.feed(ByteBuffer.wrap(bytes, from, cut - from));
+            from = cut;
+        }
+        decoder.feed(ByteBuffer.wrap(bytes, from, bytes.length - from));
+        return events;
+    }
+
+    @Test
+    void shouldYieldTheSameEventsWhereverTheBytesAreSplit() {
+        byte[] stream = ("data: {\"text\":\"caf\u00e9 \u2615\"}\n\n"
+                + ": keep-alive comment\n\n"
+                + "event: message\r\nid: 7\r\ndata: {\"text\":\"second\"}\r\n\r\n"
+                + "data: [DONE]\n\n").getBytes(StandardCharsets.UTF_8);
+        List<String> expected = List.of("{\"text\":\"caf\u00e9 \u2615\"}", "{\"text\":\"second\"}", "[DONE]");
+
+        assertThat(decodeSplitAt(stream)).isEqualTo(expected);
+        for (int a = 1; a < stream.length; a++) {
+            assertThat(decodeSplitAt(stream, a)).as("split at %d", a).isEqualTo(expected);
+            if (a + 3 < stream.length) {
+                assertThat(decodeSplitAt(stream, a, a + 1, a + 3)).as("split at %d, %d, %d", a, a + 1, a + 3).isEqualTo(expected);
+            }
+        }
+    }
+
+    @Test
+    void shouldJoinMultiLineDataWithNewlines() {
+        byte[] stream = "data: first\ndata:second\n\n".getBytes(StandardCharsets.UTF_8);
+        assertThat(decodeSplitAt(stream)).containsExactly("first\nsecond");
+    }
+
+    @Test
+    void shouldNotYieldAnEventWithoutItsTerminatingBlankLine() {
+        byte[] stream = "data: {\"a\":1}\n\ndata: {\"b\":2}\n".getBytes(StandardCharsets.UTF_8);
+        assertThat(decodeSplitAt(stream)).containsExactly("{\"a\":1}");
+    }
+}
