@@ -304,7 +304,7 @@ public final class WorkerApp implements AutoCloseable {
         try {
             app = start(settings);
         } catch (ConfigException e) {
-            System.err.println("invalid configuration: " + e.getMessage());
+            System.err.println("kvroute worker: " + e.getMessage());
             System.exit(2);
             return;
         }

@@ -51,6 +51,12 @@ public final class KvrouteCommand implements Callable<Integer> {
         return args.toArray(String[]::new);
     }
 
+    private static void addSetting(List<String> settings, String key, String value) {
+        if (value != null) {
+            settings.add(key + "=" + value);
+        }
+    }
+
     @Command(name = "router", description = "Run a router instance: [--config FILE] [key=value ...] (see README, Configuration).")
     static final class Router implements Callable<Integer> {
         @Option(names = "--config", description = "A properties file of settings.")
@@ -66,17 +72,41 @@ public final class KvrouteCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "worker", description = "Run a worker: [--config FILE] [key=value ...] (see README, Configuration).")
+    @Command(name = "worker", description = "Run a worker: [--engine sim|openai --endpoint URL --model NAME --region R --id ID] "
+            + "[--config FILE] [key=value ...] (see README, Configuration).")
     static final class Worker implements Callable<Integer> {
         @Option(names = "--config", description = "A properties file of settings.")
         String config;
+
+        @Option(names = "--engine", description = "sim (simulated GPU) or openai (an OpenAI-compatible server): worker.engine.")
+        String engine;
+
+        @Option(names = "--endpoint", description = "The server's base URL, e.g. http://127.0.0.1:8000: worker.openai.endpoint.")
+        String endpoint;
+
+        @Option(names = "--model", description = "The model the server serves (and the worker advertises): worker.models, worker.openai.model.")
+        String model;
+
+        @Option(names = "--region", description = "This worker's region: worker.region.")
+        String region;
+
+        @Option(names = "--id", description = "This worker's id (default: <region>-<host pid>): worker.id.")
+        String id;
 
         @Parameters(arity = "0..*", description = "key=value settings; they override the file and KVROUTE_* environment variables")
         List<String> settings = new ArrayList<>();
 
         @Override
         public Integer call() throws Exception {
-            WorkerApp.main(withConfig(config, settings));
+            List<String> all = new ArrayList<>();
+            addSetting(all, "worker.engine", engine);
+            addSetting(all, "worker.openai.endpoint", endpoint);
+            addSetting(all, "worker.models", model);
+            addSetting(all, "worker.openai.model", model);
+            addSetting(all, "worker.region", region);
+            addSetting(all, "worker.id", id != null ? id : region != null ? region + "-" + ProcessHandle.current().pid() : null);
+            all.addAll(settings);
+            WorkerApp.main(withConfig(config, all));
             return 0;
         }
     }

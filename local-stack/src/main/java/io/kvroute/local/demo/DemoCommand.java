@@ -45,6 +45,15 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--set", description = "Extra setting for the router and workers, key=value (repeatable).")
     Map<String, String> settings = new LinkedHashMap<>();
 
+    @Option(names = "--engine", defaultValue = "sim", description = "The workers' engine: sim (simulated GPUs) or openai (default: ${DEFAULT-VALUE}).")
+    String engine;
+
+    @Option(names = "--endpoint", description = "With --engine openai: the OpenAI-compatible server all workers send to, e.g. http://127.0.0.1:8000.")
+    String endpoint;
+
+    @Option(names = "--model", description = "With --engine openai: the model name the server serves (default: the server's only model is assumed to answer to the stack's model name).")
+    String model;
+
     @Override
     public Integer call() throws Exception {
         if (requests < 1) {
@@ -52,6 +61,17 @@ public final class DemoCommand implements Callable<Integer> {
         }
         if (!(timeScale > 0)) {
             throw new IllegalArgumentException("--time-scale must be > 0, was " + timeScale);
+        }
+        if (!engine.equals("sim")) {
+            if (!engine.equals("openai") || endpoint == null) {
+                throw new IllegalArgumentException("--engine must be sim, or openai with --endpoint URL; was '" + engine + "'"
+                        + (endpoint == null ? " without --endpoint" : ""));
+            }
+            settings.put("worker.engine", "openai");
+            settings.put("worker.openai.endpoint", endpoint);
+            if (model != null) {
+                settings.put("worker.openai.model", model);
+            }
         }
         Path tracePath = trace != null ? trace : defaultTrace();
         List<TraceRequest> replay = MooncakeTrace.read(tracePath, requests);
