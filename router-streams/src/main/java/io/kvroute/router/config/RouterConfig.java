@@ -50,6 +50,8 @@ public final class RouterConfig {
     public static final String PREFIX_INDEX_CAPACITY = "router.prefix.index.capacity";
     public static final String KV_EVENT_INDEX_CAPACITY = "router.kv.event.index.capacity";
     public static final String RANDOM_SEED = "router.random.seed";
+    public static final String CANDIDATE_SAMPLE_SIZE = "router.candidate.sample.size";
+    public static final String CANDIDATE_PREFIX_HOLDERS = "router.candidate.prefix.holders";
     public static final String CLOSE_TIMEOUT_MS = "router.close.timeout.ms";
     public static final String KAFKA_PREFIX = "kafka.";
 
@@ -118,8 +120,11 @@ public final class RouterConfig {
         int prefixCapacity = s.intValue(PREFIX_INDEX_CAPACITY, 1, 100_000_000);
         int kvEventCapacity = s.intValue(KV_EVENT_INDEX_CAPACITY, 1, 100_000_000);
         long randomSeed = s.longValue(RANDOM_SEED, Long.MIN_VALUE, Long.MAX_VALUE);
+        int sampleSize = s.intValue(CANDIDATE_SAMPLE_SIZE, 1, 1_000_000);
+        int prefixHolders = s.intValue(CANDIDATE_PREFIX_HOLDERS, 0, 1_000_000);
         routing = new RoutingSettings(ttl, Set.copyOf(regions), queueFactor, kvSaturation, kvHeadroom, prefillRate,
-                RoutingSettings.DEFAULT_DECODE_RESERVE_TOKENS, graceMs, maxAgeMs, prefixCapacity, kvEventCapacity, randomSeed);
+                RoutingSettings.DEFAULT_DECODE_RESERVE_TOKENS, graceMs, maxAgeMs, prefixCapacity, kvEventCapacity, randomSeed,
+                sampleSize, prefixHolders);
         kafkaOverrides = Collections.unmodifiableMap(s.withPrefix(KAFKA_PREFIX));
         checkOwnedKeysNotOverridden();
         Map<String, Object> serde = new HashMap<>();
@@ -165,6 +170,8 @@ public final class RouterConfig {
         d.put(PREFIX_INDEX_CAPACITY, Integer.toString(RoutingSettings.DEFAULT_PREFIX_INDEX_CAPACITY));
         d.put(KV_EVENT_INDEX_CAPACITY, Integer.toString(RoutingSettings.DEFAULT_KV_EVENT_INDEX_CAPACITY));
         d.put(RANDOM_SEED, Long.toString(RoutingSettings.DEFAULT_RANDOM_SEED));
+        d.put(CANDIDATE_SAMPLE_SIZE, Integer.toString(RoutingSettings.DEFAULT_CANDIDATE_SAMPLE_SIZE));
+        d.put(CANDIDATE_PREFIX_HOLDERS, Integer.toString(RoutingSettings.DEFAULT_CANDIDATE_PREFIX_HOLDERS));
         d.put(CLOSE_TIMEOUT_MS, Long.toString(DEFAULT_CLOSE_TIMEOUT_MS));
         return Collections.unmodifiableMap(d);
     }

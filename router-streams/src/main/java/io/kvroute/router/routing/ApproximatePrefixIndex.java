@@ -1,7 +1,6 @@
 package io.kvroute.router.routing;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.Arrays;
 
 /**
  * Which prompt blocks the router itself sent to which worker: an approximation of the workers'
@@ -9,53 +8,149 @@ import java.util.Map;
  * API Inference Extension do). Bounded to {@code capacity} (block, worker) pairs; the least
  * recently routed pair is trimmed first. Lookups do not refresh recency: only routing does.
  * Not thread-safe: one index per routing processor.
+ *
+ * <p>Layout, for 1M pairs in tens of MB: a recency list of pairs in primitive arrays, a
+ * {@link PairTable} from pair to list entry, and a {@link BlockHolders} inverted index from
+ * block to the workers it was routed to, so a decision finds the workers holding a request's
+ * leading blocks ({@link #prepare}) without visiting the others.
  */
 public final class ApproximatePrefixIndex {
+    private static final int NIL = -1;
+
     private final int capacity;
-    private final LinkedHashMap<BlockOnWorker, Long> lastUseMs;
+    private final BlockHolders holders = new BlockHolders();
+    private final PairTable entryOf = new PairTable();
+    private long[] entryHash = new long[0];
+    private int[] entryWorker = new int[0];
+    private int[] prev = new int[0];
+    private int[] next = new int[0];
+    private int head = NIL;
+    private int tail = NIL;
+    private int freeList = NIL;
+    private int allocated;
+    private int size;
+    private long version;
+    private PrefixLookup lookup;
 
     public ApproximatePrefixIndex(int capacity) {
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be at least 1, was " + capacity);
         }
         this.capacity = capacity;
-        this.lastUseMs = new LinkedHashMap<>(Math.min(capacity, 1 << 16), 0.75f, false) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<BlockOnWorker, Long> eldest) {
-                return size() > ApproximatePrefixIndex.this.capacity;
-            }
-        };
     }
 
     /** Records that the blocks {@code hashes} were routed to {@code workerId} at {@code nowMs}. */
     public void record(String workerId, long[] hashes, long nowMs) {
+        int worker = WorkerIds.of(workerId);
+        version++;
+        entryOf.touch(hashes, worker);
+        holders.touch(hashes, hashes.length);
         for (long hash : hashes) {
-            BlockOnWorker key = new BlockOnWorker(workerId, hash);
-            lastUseMs.remove(key);
-            lastUseMs.put(key, nowMs);
+            int entry = entryOf.get(hash, worker);
+            if (entry != PairTable.ABSENT) {
+                unlink(entry);
+                linkLast(entry);
+                continue;
+            }
+            if (size == capacity) {
+                evict(head);
+            }
+            entry = newEntry();
+            entryHash[entry] = hash;
+            entryWorker[entry] = worker;
+            linkLast(entry);
+            entryOf.put(hash, worker, entry);
+            holders.add(hash, worker);
+            size++;
         }
     }
 
     /** Number of leading blocks of {@code hashes} that were routed to {@code workerId}. */
     public int longestMatch(String workerId, long[] hashes) {
+        PrefixLookup prepared = lookup;
+        if (prepared != null && prepared.isFor(hashes, version)) {
+            return prepared.match(workerId);
+        }
+        int worker = WorkerIds.find(workerId);
+        if (worker < 0) {
+            return 0;
+        }
         int matched = 0;
-        for (long hash : hashes) {
-            if (!lastUseMs.containsKey(new BlockOnWorker(workerId, hash))) {
-                break;
-            }
+        while (matched < hashes.length && holders.contains(hashes[matched], worker)) {
             matched++;
         }
         return matched;
     }
 
     public int size() {
-        return lastUseMs.size();
+        return size;
     }
 
     public int capacity() {
         return capacity;
     }
 
-    private record BlockOnWorker(String workerId, long hash) {
+    /**
+     * Fetches the holders of {@code hashes}' leading blocks once; until the next {@link #record}
+     * or {@link #release}, {@link #longestMatch} for the same array reads them instead of the table.
+     */
+    PrefixLookup prepare(long[] hashes) {
+        lookup = PrefixLookup.fetch(holders, hashes, version);
+        return lookup;
+    }
+
+    void release() {
+        lookup = null;
+    }
+
+    private void evict(int entry) {
+        unlink(entry);
+        entryOf.remove(entryHash[entry], entryWorker[entry]);
+        holders.remove(entryHash[entry], entryWorker[entry]);
+        next[entry] = freeList;
+        freeList = entry;
+        size--;
+    }
+
+    private int newEntry() {
+        if (freeList != NIL) {
+            int entry = freeList;
+            freeList = next[entry];
+            return entry;
+        }
+        if (allocated == entryHash.length) {
+            int grown = (int) Math.min(capacity, Math.max(1024L, entryHash.length * 2L));
+            entryHash = Arrays.copyOf(entryHash, grown);
+            entryWorker = Arrays.copyOf(entryWorker, grown);
+            prev = Arrays.copyOf(prev, grown);
+            next = Arrays.copyOf(next, grown);
+        }
+        return allocated++;
+    }
+
+    private void linkLast(int entry) {
+        prev[entry] = tail;
+        next[entry] = NIL;
+        if (tail == NIL) {
+            head = entry;
+        } else {
+            next[tail] = entry;
+        }
+        tail = entry;
+    }
+
+    private void unlink(int entry) {
+        int before = prev[entry];
+        int after = next[entry];
+        if (before == NIL) {
+            head = after;
+        } else {
+            next[before] = after;
+        }
+        if (after == NIL) {
+            tail = before;
+        } else {
+            prev[after] = before;
+        }
     }
 }

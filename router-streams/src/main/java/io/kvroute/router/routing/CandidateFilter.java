@@ -20,11 +20,34 @@ public final class CandidateFilter {
     }
 
     public CandidateSet filter(RouteRequest request, Collection<WorkerSnapshot> workers, long nowMs) {
-        RoutingSettings settings = state.settings();
-        Map<Exclusion, Integer> excluded = new EnumMap<>(Exclusion.class);
-        List<WorkerSnapshot> healthy = new ArrayList<>();
-        List<WorkerSnapshot> degraded = new ArrayList<>();
+        Accumulator accumulator = accumulator(request, nowMs, new EnumMap<>(Exclusion.class));
         for (WorkerSnapshot worker : workers) {
+            accumulator.add(worker);
+        }
+        return accumulator.result(workers.size());
+    }
+
+    /** Filters workers one at a time, starting from exclusions already counted elsewhere. */
+    Accumulator accumulator(RouteRequest request, long nowMs, Map<Exclusion, Integer> excluded) {
+        return new Accumulator(request, nowMs, excluded);
+    }
+
+    /** The workers added so far that may take the request, and why the others may not. */
+    final class Accumulator {
+        private final RouteRequest request;
+        private final long nowMs;
+        private final RoutingSettings settings = state.settings();
+        private final Map<Exclusion, Integer> excluded;
+        private final List<WorkerSnapshot> healthy = new ArrayList<>();
+        private final List<WorkerSnapshot> degraded = new ArrayList<>();
+
+        private Accumulator(RouteRequest request, long nowMs, Map<Exclusion, Integer> excluded) {
+            this.request = request;
+            this.nowMs = nowMs;
+            this.excluded = excluded;
+        }
+
+        void add(WorkerSnapshot worker) {
             Exclusion reason = exclusion(request, worker, nowMs, settings);
             if (reason != null) {
                 excluded.merge(reason, 1, Integer::sum);
@@ -34,12 +57,21 @@ public final class CandidateFilter {
                 degraded.add(worker);
             }
         }
-        if (!healthy.isEmpty() && !degraded.isEmpty()) {
-            excluded.merge(Exclusion.DEGRADED, degraded.size(), Integer::sum);
+
+        boolean hasCandidate() {
+            return !healthy.isEmpty() || !degraded.isEmpty();
         }
-        List<WorkerSnapshot> candidates = healthy.isEmpty() ? degraded : healthy;
-        candidates.sort((a, b) -> a.workerId().compareTo(b.workerId()));
-        return new CandidateSet(candidates, excluded, workers.size());
+
+        CandidateSet result(int workersSeen) {
+            Map<Exclusion, Integer> counts = new EnumMap<>(Exclusion.class);
+            counts.putAll(excluded);
+            if (!healthy.isEmpty() && !degraded.isEmpty()) {
+                counts.merge(Exclusion.DEGRADED, degraded.size(), Integer::sum);
+            }
+            List<WorkerSnapshot> candidates = new ArrayList<>(healthy.isEmpty() ? degraded : healthy);
+            candidates.sort((a, b) -> a.workerId().compareTo(b.workerId()));
+            return new CandidateSet(candidates, counts, workersSeen);
+        }
     }
 
     private Exclusion exclusion(RouteRequest request, WorkerSnapshot worker, long nowMs, RoutingSettings settings) {

@@ -11,12 +11,16 @@ import java.util.Optional;
  * kvroute's own policy: the candidate with the lowest estimated time to first token wins.
  *
  * <pre>
- * queue_ms   = (queued prefill tokens + pending prefill tokens) / prefill rate
- * prefill_ms = this request's tokens NOT cached on that worker / prefill rate
- * decode_ms  = prefill steps * decoding sequences * per-sequence step cost (decode slows each chunked-prefill step)
- * batch_ms   = requests beyond the batch limit * per-request slot wait
- * kv_penalty = large when the request would push KV usage past the headroom
- * score      = queue_ms + prefill_ms + decode_ms + batch_ms + kv_penalty
+ * queue_ms       = prefill time of the queued and pending uncached tokens ahead of it ({@link TtftModel})
+ * prefill_ms     = prefill time of this request's tokens NOT cached on that worker, attending to the cached ones
+ * decode_ms      = steps until its first token * the decode work each of those steps carries
+ *                  (decoding sequences and the context they hold in KV)
+ * batch_ms       = requests beyond the batch limit * per-request slot wait
+ * kv_penalty     = large when the request would push KV usage past the headroom
+ * replication_ms = prefill time of the prefix tokens another candidate holds and this one does not
+ *                  (copying a prefix evicts someone else's; a hot prefix still replicates when its
+ *                  holder's queue costs more than this)
+ * score          = sum of the above
  * </pre>
  *
  * Cached prefix blocks are the larger of what workers report in their KV events ({@link KvEventIndex},
@@ -27,19 +31,26 @@ import java.util.Optional;
  */
 public final class KvAwarePolicy implements RoutingPolicy {
     public static final String NAME = "kvroute";
-    /** Tokens one engine step prefills (vLLM V1 max batched tokens on H100-class GPUs). */
-    static final int STEP_TOKENS = 8_192;
-    /** Extra ms per decoding sequence per step (0.0044 ms + 2k context at 7.6e-5 ms/token). */
-    static final double DECODE_MS_PER_SEQUENCE_STEP = 0.16;
     /** Wait per request queued beyond the batch limit, about one completion's share of a slot. */
     static final double SLOT_WAIT_MS = 25.0;
     static final double KV_PENALTY_MS = 10_000.0;
+    /**
+     * Share of a duplicated prefix's recompute time charged to a non-holder: 1.0 charges it once
+     * more, for the prefix of someone else that the copy will evict.
+     */
+    static final double DUPLICATION_WEIGHT = 1.0;
     static final int TOP_CANDIDATES = 3;
 
     private final RouterState state;
+    private final TtftModel model;
 
     public KvAwarePolicy(RouterState state) {
+        this(state, TtftModel.LLAMA_8B_H100);
+    }
+
+    public KvAwarePolicy(RouterState state, TtftModel model) {
         this.state = state;
+        this.model = model;
     }
 
     @Override
@@ -49,9 +60,13 @@ public final class KvAwarePolicy implements RoutingPolicy {
 
     @Override
     public Optional<Placement> place(RouteRequest request, List<WorkerSnapshot> candidates, long nowMs) {
+        int bestMatch = 0;
+        for (WorkerSnapshot worker : candidates) {
+            bestMatch = Math.max(bestMatch, state.matchedBlocks(worker, request));
+        }
         List<Scored> scored = new ArrayList<>(candidates.size());
         for (WorkerSnapshot worker : candidates) {
-            scored.add(score(request, worker, nowMs));
+            scored.add(score(request, worker, bestMatch, nowMs));
         }
         if (scored.isEmpty()) {
             return Optional.empty();
@@ -69,28 +84,36 @@ public final class KvAwarePolicy implements RoutingPolicy {
                 best.matched(), top, reason));
     }
 
-    Scored score(RouteRequest request, WorkerSnapshot worker, long nowMs) {
+    Scored score(RouteRequest request, WorkerSnapshot worker, int bestMatch, long nowMs) {
         RoutingSettings settings = state.settings();
         PendingLoad pending = state.pending(worker, nowMs);
         int matched = state.matchedBlocks(worker, request);
+        int cached = request.cachedTokens(matched);
         int uncached = request.uncachedTokens(matched);
-        double rate = settings.prefillRate(worker);
         long queuedTokens = worker.queuedPrefillTokens() + pending.prefillTokens();
-        double queueMs = queuedTokens * 1000.0 / rate;
-        double prefillMs = uncached * 1000.0 / rate;
-        long steps = Math.max(1, (queuedTokens + uncached + STEP_TOKENS - 1) / STEP_TOKENS);
-        double decodeMs = steps * (worker.runningDecode() + pending.requests()) * DECODE_MS_PER_SEQUENCE_STEP;
+        int queuedRequests = Math.max(1, worker.waiting() + worker.runningPrefill() + pending.requests());
+        double queueMs = model.queuedPrefillMs(queuedTokens, (double) queuedTokens / queuedRequests);
+        double prefillMs = model.prefillMs(uncached, cached);
+        long steps = model.steps(queuedTokens + uncached);
+        long contextTokens = worker.kvBlocksUsed() * worker.kvBlockTokens();
+        double decodeMs = steps * model.decodeMsPerStep(worker.runningDecode() + pending.requests(), contextTokens);
         long ahead = (long) worker.running() + worker.waiting() + pending.requests();
         double batchMs = Math.max(0, ahead + 1 - worker.maxRunning()) * SLOT_WAIT_MS;
         double kvAfter = CandidateFilter.kvUsageWith(worker,
                 pending.kvBlocks() + settings.kvBlocksNeeded(request, matched, worker.kvBlockTokens()));
         double kvPenaltyMs = kvAfter > settings.kvHeadroom() ? KV_PENALTY_MS * (1 + kvAfter - settings.kvHeadroom()) : 0.0;
-        double score = queueMs + prefillMs + decodeMs + batchMs + kvPenaltyMs;
+        // Copying a prefix another worker already holds costs cache space that evicts someone
+        // else's prefix: charge a share of recomputing it, so replication happens only when the
+        // holder's queue outweighs it.
+        int duplicated = request.cachedTokens(bestMatch) - cached;
+        double replicationMs = duplicated > 0 ? DUPLICATION_WEIGHT * model.prefillMs(duplicated, 0) : 0.0;
+        double score = queueMs + prefillMs + decodeMs + batchMs + kvPenaltyMs + replicationMs;
         Map<String, Double> components = new LinkedHashMap<>();
         components.put("queue_ms", queueMs);
         components.put("prefill_ms", prefillMs);
         components.put("decode_ms", decodeMs);
         components.put("batch_ms", batchMs);
+        components.put("replication_ms", replicationMs);
         components.put("kv", kvAfter);
         components.put("kv_penalty_ms", kvPenaltyMs);
         components.put("prefix_blocks", (double) matched);

@@ -1,8 +1,8 @@
 package io.kvroute.router.routing;
 
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * Which prefix blocks each worker says its KV cache holds, built from the workers' own KV events
@@ -12,13 +12,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code allCleared} event empties the set first. A sequence gap (an event whose sequence is not
  * the previous one + 1) means events were missed: the worker's view is emptied before the event is
  * applied, so the index under-reports (never claims a block the worker may have lost). Each event
- * hash costs O(1). Memory is bounded by {@code capacity} (worker, block) pairs over all workers:
- * a stored hash beyond it is dropped and counted in {@link #droppedStores()}.
+ * hash costs O(1); emptying a worker that holds blocks visits the whole table (rare: restarts and
+ * gaps). Memory is bounded by {@code capacity} (worker, block) pairs over all workers: a stored
+ * hash beyond it is dropped and counted in {@link #droppedStores()}.
  *
- * <p>Thread-safety: {@link #apply} and {@link #removeWorker} are serialised on the index (one
- * writer in practice: the global-store thread); every read is lock-free over concurrent sets,
- * so stream threads may call {@link #longestMatch} while events are applied. A reader sees each
- * block's state as of some moment during the read, which is all a routing estimate needs.
+ * <p>Stored as one {@link BlockHolders} inverted index (block → workers), so a decision finds the
+ * workers holding a request's leading blocks without visiting the others ({@link #prepare}).
+ *
+ * <p>Thread-safety: {@link #apply} and {@link #removeWorker} take a write lock (one writer in
+ * practice: the global-store thread); reads take the read lock briefly, so stream threads may call
+ * {@link #longestMatch} while events are applied. A reader sees each block's state as of some
+ * moment during the read, which is all a routing estimate needs.
  */
 public final class KvEventIndex {
 
@@ -33,10 +37,14 @@ public final class KvEventIndex {
     }
 
     private final int capacity;
-    private final ConcurrentHashMap<String, WorkerBlocks> byWorker = new ConcurrentHashMap<>();
+    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+    private final BlockHolders holders = new BlockHolders();
+    private final ConcurrentHashMap<String, WorkerState> byWorker = new ConcurrentHashMap<>();
+    private final ThreadLocal<PrefixLookup> lookups = new ThreadLocal<>();
     private final AtomicLong size = new AtomicLong();
     private final AtomicLong droppedStores = new AtomicLong();
     private final AtomicLong gaps = new AtomicLong();
+    private volatile long version;
 
     public KvEventIndex(int capacity) {
         if (capacity < 1) {
@@ -46,8 +54,17 @@ public final class KvEventIndex {
     }
 
     /** Applies one worker's event. */
-    public synchronized Outcome apply(KvEvent event) {
-        WorkerBlocks blocks = byWorker.get(event.workerId());
+    public Outcome apply(KvEvent event) {
+        lock.writeLock().lock();
+        try {
+            return applyLocked(event);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    private Outcome applyLocked(KvEvent event) {
+        WorkerState blocks = byWorker.get(event.workerId());
         Outcome outcome = Outcome.APPLIED;
         if (event.allCleared()) {
             outcome = Outcome.CLEARED;
@@ -59,57 +76,81 @@ public final class KvEventIndex {
         } else if (blocks == null) {
             blocks = replace(event.workerId());
         }
+        int worker = blocks.id;
         for (long hash : event.evictedBlockHashes()) {
-            if (blocks.hashes.remove(hash)) {
+            if (holders.remove(hash, worker)) {
+                blocks.count--;
                 size.decrementAndGet();
             }
         }
         for (long hash : event.storedBlockHashes()) {
             if (size.get() >= capacity) {
-                if (!blocks.hashes.contains(hash)) {
+                if (!holders.contains(hash, worker)) {
                     droppedStores.incrementAndGet();
                 }
-            } else if (blocks.hashes.add(hash)) {
+            } else if (holders.add(hash, worker)) {
+                blocks.count++;
                 size.incrementAndGet();
             }
         }
         blocks.lastSequence = event.sequence();
+        version++;
         return outcome;
     }
 
     /** Forgets a worker (it left the fleet). */
-    public synchronized void removeWorker(String workerId) {
-        WorkerBlocks removed = byWorker.remove(workerId);
-        if (removed != null) {
-            size.addAndGet(-removed.hashes.size());
+    public void removeWorker(String workerId) {
+        lock.writeLock().lock();
+        try {
+            WorkerState removed = byWorker.remove(workerId);
+            if (removed != null) {
+                forget(removed);
+                version++;
+            }
+        } finally {
+            lock.writeLock().unlock();
         }
     }
 
     /** Number of leading blocks of {@code hashes} that {@code workerId} reported holding. */
     public int longestMatch(String workerId, long[] hashes) {
-        WorkerBlocks blocks = byWorker.get(workerId);
-        if (blocks == null) {
+        PrefixLookup prepared = lookups.get();
+        if (prepared != null && prepared.isFor(hashes, version)) {
+            return prepared.match(workerId);
+        }
+        int worker = WorkerIds.find(workerId);
+        if (worker < 0) {
             return 0;
         }
-        int matched = 0;
-        for (long hash : hashes) {
-            if (!blocks.hashes.contains(hash)) {
-                break;
+        lock.readLock().lock();
+        try {
+            int matched = 0;
+            while (matched < hashes.length && holders.contains(hashes[matched], worker)) {
+                matched++;
             }
-            matched++;
+            return matched;
+        } finally {
+            lock.readLock().unlock();
         }
-        return matched;
     }
 
     public boolean holds(String workerId, long hash) {
-        WorkerBlocks blocks = byWorker.get(workerId);
-        return blocks != null && blocks.hashes.contains(hash);
+        int worker = WorkerIds.find(workerId);
+        if (worker < 0) {
+            return false;
+        }
+        lock.readLock().lock();
+        try {
+            return holders.contains(hash, worker);
+        } finally {
+            lock.readLock().unlock();
+        }
     }
 
     /** Blocks indexed for one worker. */
     public int blockCount(String workerId) {
-        WorkerBlocks blocks = byWorker.get(workerId);
-        return blocks == null ? 0 : blocks.hashes.size();
+        WorkerState blocks = byWorker.get(workerId);
+        return blocks == null ? 0 : blocks.count;
     }
 
     /** Whether any event of this worker was applied (and it was not removed since). */
@@ -136,18 +177,48 @@ public final class KvEventIndex {
         return gaps.get();
     }
 
-    private WorkerBlocks replace(String workerId) {
-        WorkerBlocks fresh = new WorkerBlocks();
-        WorkerBlocks old = byWorker.put(workerId, fresh);
+    /**
+     * Fetches the holders of {@code hashes}' leading blocks once, for the calling thread; until
+     * the index changes or {@link #release}, {@link #longestMatch} for the same array reads them.
+     */
+    PrefixLookup prepare(long[] hashes) {
+        lock.readLock().lock();
+        try {
+            PrefixLookup lookup = PrefixLookup.fetch(holders, hashes, version);
+            lookups.set(lookup);
+            return lookup;
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    void release() {
+        lookups.remove();
+    }
+
+    private WorkerState replace(String workerId) {
+        WorkerState fresh = new WorkerState(WorkerIds.of(workerId));
+        WorkerState old = byWorker.put(workerId, fresh);
         if (old != null) {
-            size.addAndGet(-old.hashes.size());
+            forget(old);
         }
         return fresh;
     }
 
-    private static final class WorkerBlocks {
-        private final Set<Long> hashes = ConcurrentHashMap.newKeySet();
-        /** Written and read only under the index's lock. */
+    private void forget(WorkerState old) {
+        if (old.count > 0) {
+            size.addAndGet(-holders.removeWorker(old.id));
+        }
+    }
+
+    private static final class WorkerState {
+        private final int id;
+        /** Written only under the write lock. */
+        private volatile int count;
         private long lastSequence;
+
+        WorkerState(int id) {
+            this.id = id;
+        }
     }
 }

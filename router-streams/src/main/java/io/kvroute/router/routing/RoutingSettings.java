@@ -19,6 +19,11 @@ import java.util.Set;
  * @param prefixIndexCapacity       (block, worker) pairs the approximate prefix index keeps
  * @param kvEventIndexCapacity      (block, worker) pairs the KV-event index keeps (stores beyond it are dropped)
  * @param randomSeed                seed of the randomised policies ({@code power-of-two}): same seed, same choices
+ * @param candidateSampleSize       when more workers than this are eligible for a request (model, region), the
+ *                                  router evaluates the prefix holders plus this many others drawn at random
+ *                                  (seeded by the request id) instead of every worker
+ * @param candidatePrefixHolders    at most this many workers holding the request's leading blocks are
+ *                                  evaluated in a sampled decision (longest matches first)
  */
 public record RoutingSettings(
         long telemetryTtlMs,
@@ -32,7 +37,9 @@ public record RoutingSettings(
         long ledgerMaxAgeMs,
         int prefixIndexCapacity,
         int kvEventIndexCapacity,
-        long randomSeed) {
+        long randomSeed,
+        int candidateSampleSize,
+        int candidatePrefixHolders) {
 
     public static final long DEFAULT_TELEMETRY_TTL_MS = 2_000;
     public static final double DEFAULT_SATURATION_QUEUE_FACTOR = 2.0;
@@ -45,9 +52,25 @@ public record RoutingSettings(
     public static final int DEFAULT_PREFIX_INDEX_CAPACITY = 1_000_000;
     public static final int DEFAULT_KV_EVENT_INDEX_CAPACITY = 1_000_000;
     public static final long DEFAULT_RANDOM_SEED = 42L;
+    public static final int DEFAULT_CANDIDATE_SAMPLE_SIZE = 64;
+    public static final int DEFAULT_CANDIDATE_PREFIX_HOLDERS = 32;
 
     public RoutingSettings {
         knownRegions = Set.copyOf(knownRegions);
+        if (candidateSampleSize < 1 || candidatePrefixHolders < 0) {
+            throw new IllegalArgumentException("candidateSampleSize must be >= 1 and candidatePrefixHolders >= 0, were "
+                    + candidateSampleSize + " and " + candidatePrefixHolders);
+        }
+    }
+
+    /** Settings with the default candidate sampling. */
+    public RoutingSettings(long telemetryTtlMs, Set<String> knownRegions, double saturationQueueFactor,
+                           double saturationKvUsage, double kvHeadroom, double prefillTokensPerSecond,
+                           int decodeReserveTokens, long ledgerGraceMs, long ledgerMaxAgeMs, int prefixIndexCapacity,
+                           int kvEventIndexCapacity, long randomSeed) {
+        this(telemetryTtlMs, knownRegions, saturationQueueFactor, saturationKvUsage, kvHeadroom, prefillTokensPerSecond,
+                decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, prefixIndexCapacity, kvEventIndexCapacity, randomSeed,
+                DEFAULT_CANDIDATE_SAMPLE_SIZE, DEFAULT_CANDIDATE_PREFIX_HOLDERS);
     }
 
     public static RoutingSettings defaults() {
@@ -60,31 +83,37 @@ public record RoutingSettings(
     public RoutingSettings withKnownRegions(Set<String> regions) {
         return new RoutingSettings(telemetryTtlMs, regions, saturationQueueFactor, saturationKvUsage, kvHeadroom,
                 prefillTokensPerSecond, decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, prefixIndexCapacity,
-                kvEventIndexCapacity, randomSeed);
+                kvEventIndexCapacity, randomSeed, candidateSampleSize, candidatePrefixHolders);
     }
 
     public RoutingSettings withTelemetryTtlMs(long ttlMs) {
         return new RoutingSettings(ttlMs, knownRegions, saturationQueueFactor, saturationKvUsage, kvHeadroom,
                 prefillTokensPerSecond, decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, prefixIndexCapacity,
-                kvEventIndexCapacity, randomSeed);
+                kvEventIndexCapacity, randomSeed, candidateSampleSize, candidatePrefixHolders);
     }
 
     public RoutingSettings withPrefixIndexCapacity(int capacity) {
         return new RoutingSettings(telemetryTtlMs, knownRegions, saturationQueueFactor, saturationKvUsage, kvHeadroom,
                 prefillTokensPerSecond, decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, capacity,
-                kvEventIndexCapacity, randomSeed);
+                kvEventIndexCapacity, randomSeed, candidateSampleSize, candidatePrefixHolders);
     }
 
     public RoutingSettings withKvEventIndexCapacity(int capacity) {
         return new RoutingSettings(telemetryTtlMs, knownRegions, saturationQueueFactor, saturationKvUsage, kvHeadroom,
                 prefillTokensPerSecond, decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, prefixIndexCapacity,
-                capacity, randomSeed);
+                capacity, randomSeed, candidateSampleSize, candidatePrefixHolders);
     }
 
     public RoutingSettings withRandomSeed(long seed) {
         return new RoutingSettings(telemetryTtlMs, knownRegions, saturationQueueFactor, saturationKvUsage, kvHeadroom,
                 prefillTokensPerSecond, decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, prefixIndexCapacity,
-                kvEventIndexCapacity, seed);
+                kvEventIndexCapacity, seed, candidateSampleSize, candidatePrefixHolders);
+    }
+
+    public RoutingSettings withCandidateSampling(int sampleSize, int prefixHolders) {
+        return new RoutingSettings(telemetryTtlMs, knownRegions, saturationQueueFactor, saturationKvUsage, kvHeadroom,
+                prefillTokensPerSecond, decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, prefixIndexCapacity,
+                kvEventIndexCapacity, randomSeed, sampleSize, prefixHolders);
     }
 
     public boolean regionKnown(String region) {

@@ -3,6 +3,7 @@ package io.kvroute.router.topology;
 import io.kvroute.router.admission.RequestValidator;
 import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.router.routing.FleetView;
 import io.kvroute.router.routing.Router;
 import io.kvroute.router.topology.internal.DispatchRouting;
 import io.kvroute.router.topology.internal.KvEventUpdater;
@@ -36,6 +37,7 @@ import org.apache.kafka.streams.state.Stores;
  *                          │  undecodable ──► dlq                 │  no candidate ──► parked store, retried on wall clock
  *                          └─ rejected ──► responses + decisions   └─────────────► decisions (every request)
  * worker-telemetry (compacted) ──► global store {@value TopologyNames#TELEMETRY_STORE} (decoded and checked on the way in)
+ *                                   and the router's in-memory fleet view (per (model, region) worker lists)
  * kv-events ──► global processor ──► the router's in-memory KV-event index (last sequence per worker in
  *               global store {@value TopologyNames#KV_EVENTS_STORE})
  * </pre>
@@ -70,6 +72,7 @@ public final class RouterTopology {
         RequestValidator validator = new RequestValidator(config.modelContextTokens(), config.maxPromptTokens(), config.regions());
 
         Router router = Router.create(config.policy(), config.routing());
+        FleetView fleet = new FleetView();
         Topology topology = new Topology(new TopologyConfig(new StreamsConfig(config.streamsProperties())));
         topology.addGlobalStore(
                 Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(TopologyNames.TELEMETRY_STORE),
@@ -79,7 +82,7 @@ public final class RouterTopology {
                 new StringDeserializer(), new ByteArrayDeserializer(),
                 telemetryTopic,
                 TopologyNames.TELEMETRY_UPDATER,
-                () -> new TelemetryUpdater(telemetryTopic, telemetrySerde.deserializer(), metrics));
+                () -> new TelemetryUpdater(telemetryTopic, telemetrySerde.deserializer(), metrics, fleet));
         topology.addGlobalStore(
                 Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(TopologyNames.KV_EVENTS_STORE),
                         org.apache.kafka.common.serialization.Serdes.String(),
@@ -96,7 +99,7 @@ public final class RouterTopology {
                 TopologyNames.REQUESTS_SOURCE);
         topology.addProcessor(TopologyNames.ROUTER,
                 () -> new RoutingProcessor(router, telemetryTopic, telemetrySerde.deserializer(),
-                        config.parkedRetryMs(), config.parkedMaxMs(), metrics),
+                        config.parkedRetryMs(), config.parkedMaxMs(), metrics, fleet),
                 TopologyNames.INTAKE);
         topology.addStateStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TopologyNames.PARKED_STORE),

@@ -121,4 +121,42 @@ class KvAwarePolicyTest {
         List<WorkerSnapshot> fleet = List.of(worker("w-b").build(), worker("w-a").build());
         assertThat(router.route(request("r1", 500), fleet, NOW).placement().orElseThrow().workerId()).isEqualTo("w-a");
     }
+
+    @Test
+    void shouldNotCopyAPrefixToASlightlyLessBusyWorker() {
+        long[] shared = blocks(100, 77);
+        // the holder has ~1,000 uncached tokens queued (~30 ms); recomputing 6,400 tokens elsewhere costs far more
+        WorkerSnapshot holder = worker("w-a").queuedPrefillTokens(1_000).waiting(1).build();
+        WorkerSnapshot idle = worker("w-b").build();
+        router.state().prefixIndex().record("w-a", shared, NOW - 10);
+
+        Placement placement = router.route(request("r1", 6_500, shared), List.of(holder, idle), NOW).placement().orElseThrow();
+
+        assertThat(placement.workerId()).isEqualTo("w-a");
+        ScoredCandidate copy = placement.topCandidates().stream().filter(c -> c.workerId().equals("w-b")).findFirst().orElseThrow();
+        assertThat(copy.components().get("replication_ms")).isEqualTo(TtftModel.LLAMA_8B_H100.prefillMs(6_400, 0));
+    }
+
+    @Test
+    void shouldReplicateAHotPrefixWhenItsHolderIsOverloaded() {
+        long[] shared = blocks(100, 78);
+        WorkerSnapshot holder = worker("w-a").queuedPrefillTokens(200_000).waiting(60).build();
+        WorkerSnapshot idle = worker("w-b").build();
+        router.state().prefixIndex().record("w-a", shared, NOW - 10);
+
+        Placement placement = router.route(request("r1", 6_500, shared), List.of(holder, idle), NOW).placement().orElseThrow();
+
+        assertThat(placement.workerId()).isEqualTo("w-b");
+    }
+
+    @Test
+    void shouldChargeAttentionToTheCachedContextInTheTtftModel() {
+        TtftModel model = TtftModel.LLAMA_8B_H100;
+        // one step: T0 + a*n + k*n*(cached + n/2)
+        assertThat(model.prefillMs(1_000, 0)).isCloseTo(6.5 + 20.0 + 1.3e-6 * 1_000 * 500, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(model.prefillMs(1_000, 30_000)).isCloseTo(6.5 + 20.0 + 1.3e-6 * 1_000 * 30_500, org.assertj.core.data.Offset.offset(1e-9));
+        // a 20k-token prompt takes three 8,192-token steps
+        assertThat(model.steps(20_000)).isEqualTo(3);
+        assertThat(model.prefillMs(20_000, 0)).isCloseTo(3 * 6.5 + 400.0 + 1.3e-6 * 20_000 * 10_000, org.assertj.core.data.Offset.offset(1e-9));
+    }
 }

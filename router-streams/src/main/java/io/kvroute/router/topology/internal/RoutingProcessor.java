@@ -2,11 +2,11 @@ package io.kvroute.router.topology.internal;
 
 import io.kvroute.router.admission.Rejection;
 import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.router.routing.FleetView;
 import io.kvroute.router.routing.Placement;
 import io.kvroute.router.routing.RouteRequest;
 import io.kvroute.router.routing.Router;
 import io.kvroute.router.routing.RoutingResult;
-import io.kvroute.router.routing.WorkerSnapshot;
 import io.kvroute.schemas.v1.DecisionOutcome;
 import io.kvroute.schemas.v1.InferenceRequest;
 import io.kvroute.schemas.v1.ResponseStatus;
@@ -28,7 +28,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Places valid requests: candidates from the global telemetry store, then the configured policy.
+ * Places valid requests: candidates from the {@link FleetView} the telemetry global-store
+ * processor keeps up to date (seeded from the global store when the task starts), then the
+ * configured policy; a decision's cost does not grow with the fleet.
  * A placed request goes to its region's dispatch topic on the chosen partition, with a
  * DISPATCHED decision. A request that fits nowhere yet (no telemetry, every worker saturated)
  * is parked in the persistent {@value TopologyNames#PARKED_STORE} store and retried in arrival
@@ -52,6 +54,7 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
     private final long retryMs;
     private final long parkedMaxMs;
     private final RouterMetrics metrics;
+    private final FleetView fleet;
     private ProcessorContext<Object, Object> context;
     private TelemetryView telemetry;
     private KeyValueStore<String, InferenceRequest> parked;
@@ -62,6 +65,13 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
     public RoutingProcessor(Router router, String telemetryTopic,
                             Deserializer<WorkerTelemetry> telemetryDeserializer, long retryMs, long parkedMaxMs,
                             RouterMetrics metrics) {
+        this(router, telemetryTopic, telemetryDeserializer, retryMs, parkedMaxMs, metrics, new FleetView());
+    }
+
+    public RoutingProcessor(Router router, String telemetryTopic,
+                            Deserializer<WorkerTelemetry> telemetryDeserializer, long retryMs, long parkedMaxMs,
+                            RouterMetrics metrics, FleetView fleet) {
+        this.fleet = fleet;
         this.router = router;
         this.policyName = router.policy().name();
         this.telemetryTopic = telemetryTopic;
@@ -76,6 +86,7 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
         this.context = context;
         this.telemetry = new TelemetryView(context.getStateStore(TopologyNames.TELEMETRY_STORE), telemetryTopic, telemetryDeserializer);
         this.parked = context.getStateStore(TopologyNames.PARKED_STORE);
+        fleet.putAllIfNewer(telemetry.snapshots());
         try (KeyValueIterator<String, InferenceRequest> it = parked.all()) {
             while (it.hasNext()) {
                 nextSequence = Math.max(nextSequence, ParkedKey.decode(it.next().key).sequence() + 1);
@@ -93,18 +104,18 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
     public void process(Record<String, InferenceRequest> record) {
         long now = context.currentSystemTimeMs();
         InferenceRequest request = record.value();
-        if (tryPlace(request, telemetry.snapshots(), now) != null) {
+        if (tryPlace(request, now) != null) {
             park(request, now);
         }
     }
 
     /** Routes one request; null if it was dispatched, else why not. */
-    private String tryPlace(InferenceRequest request, List<WorkerSnapshot> workers, long now) {
+    private String tryPlace(InferenceRequest request, long now) {
         RouteRequest routeRequest = Conversions.toRouteRequest(request);
         long started = System.nanoTime();
         RoutingResult result;
         synchronized (router) {
-            result = router.route(routeRequest, workers, now);
+            result = router.route(routeRequest, fleet, now);
         }
         metrics.decisionTook(Duration.ofNanos(System.nanoTime() - started));
         metrics.candidatesConsidered(result.candidates().candidates().size());
@@ -113,7 +124,7 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
             return result.reason();
         }
         Placement placement = result.placement().get();
-        workers.stream().filter(w -> w.workerId().equals(placement.workerId())).findFirst()
+        result.candidates().candidates().stream().filter(w -> w.workerId().equals(placement.workerId())).findFirst()
                 .ifPresent(w -> metrics.telemetryAge(w.ageMs(now)));
         String id = request.getRequestId();
         context.forward(new Record<Object, Object>(id, Conversions.dispatched(request, placement, policyName, now), now,
@@ -135,7 +146,6 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
             return;
         }
         long now = context.currentSystemTimeMs();
-        List<WorkerSnapshot> workers = telemetry.snapshots();
         List<String> done = new ArrayList<>();
         try (KeyValueIterator<String, InferenceRequest> it = parked.all()) {
             while (it.hasNext()) {
@@ -147,7 +157,7 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
                     done.add(entry.key);
                     continue;
                 }
-                String notPlaced = tryPlace(request, workers, now);
+                String notPlaced = tryPlace(request, now);
                 if (notPlaced == null) {
                     done.add(entry.key);
                 } else if (now - key.parkedAtMs() >= parkedMaxMs) {

@@ -1,6 +1,7 @@
 package io.kvroute.router.topology.internal;
 
 import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.router.routing.FleetView;
 import io.kvroute.schemas.v1.WorkerTelemetry;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -15,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * plausible telemetry record. A record that cannot be decoded or reports impossible values
  * (negative capacity, KV usage outside [0, 1], ...) is skipped with a warning and a metric:
  * a failure here would stop the global thread and with it the whole router.
- * A tombstone removes the worker.
+ * A tombstone removes the worker. Each stored record also updates the router's {@link FleetView}
+ * (decoded once here, not per request).
  */
 public final class TelemetryUpdater implements Processor<String, byte[], Void, Void> {
     private static final Logger LOG = LoggerFactory.getLogger(TelemetryUpdater.class);
@@ -23,12 +25,18 @@ public final class TelemetryUpdater implements Processor<String, byte[], Void, V
     private final String topic;
     private final Deserializer<WorkerTelemetry> deserializer;
     private final RouterMetrics metrics;
+    private final FleetView fleet;
     private KeyValueStore<String, byte[]> store;
 
     public TelemetryUpdater(String topic, Deserializer<WorkerTelemetry> deserializer, RouterMetrics metrics) {
+        this(topic, deserializer, metrics, new FleetView());
+    }
+
+    public TelemetryUpdater(String topic, Deserializer<WorkerTelemetry> deserializer, RouterMetrics metrics, FleetView fleet) {
         this.topic = topic;
         this.deserializer = deserializer;
         this.metrics = metrics;
+        this.fleet = fleet;
     }
 
     @Override
@@ -44,6 +52,7 @@ public final class TelemetryUpdater implements Processor<String, byte[], Void, V
         }
         if (record.value() == null) {
             store.delete(record.key());
+            fleet.remove(record.key());
             return;
         }
         WorkerTelemetry telemetry;
@@ -59,6 +68,7 @@ public final class TelemetryUpdater implements Processor<String, byte[], Void, V
             return;
         }
         store.put(record.key(), record.value());
+        fleet.put(Conversions.toSnapshot(telemetry));
     }
 
     private void skip(String kind, String message) {

@@ -1,0 +1,38 @@
+package io.kvroute.router.routing;
+
+/**
+ * The router's model of an engine's prefill cost, the same step-time model the simulated GPU runs
+ * (ENGINE_MODEL.md): {@code a} ms per prefilled token, {@code k} ms per token pair of attention
+ * (a prompt's new tokens attend to its cached ones and to each other), {@code t0} ms per step of
+ * at most {@code stepTokens} tokens, and decode work carried by every step ({@code b} per decoding
+ * sequence, {@code v} per token of their context). Defaults: Llama-3.1-8B on one H100.
+ */
+public record TtftModel(double t0Ms, double aMsPerToken, double kMsPerTokenPair, double bMsPerSequence,
+                        double vMsPerContextToken, int stepTokens) {
+    public static final TtftModel LLAMA_8B_H100 = new TtftModel(6.5, 0.020, 1.3e-6, 0.0044, 7.6e-5, 8_192);
+
+    /** Prefill time of {@code newTokens} with {@code cachedTokens} already in KV, alone on the GPU. */
+    public double prefillMs(long newTokens, long cachedTokens) {
+        if (newTokens <= 0) {
+            return t0Ms;
+        }
+        return steps(newTokens) * t0Ms + aMsPerToken * newTokens + kMsPerTokenPair * newTokens * (cachedTokens + newTokens / 2.0);
+    }
+
+    /** Prefill time of a queue of {@code tokens} whose prompts average {@code averagePrompt} tokens. */
+    public double queuedPrefillMs(long tokens, double averagePrompt) {
+        if (tokens <= 0) {
+            return 0;
+        }
+        return steps(tokens) * t0Ms + aMsPerToken * tokens + kMsPerTokenPair * tokens * averagePrompt / 2.0;
+    }
+
+    /** What the decoding batch adds to each step while prefill runs. */
+    public double decodeMsPerStep(int decodingSequences, long contextTokens) {
+        return bMsPerSequence * decodingSequences + vMsPerContextToken * contextTokens;
+    }
+
+    public long steps(long tokens) {
+        return Math.max(1, (tokens + stepTokens - 1) / stepTokens);
+    }
+}
