@@ -1,7 +1,6 @@
 package io.kvroute.router.routing;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -60,34 +59,48 @@ public final class KvAwarePolicy implements RoutingPolicy {
 
     @Override
     public Optional<Placement> place(RouteRequest request, List<WorkerSnapshot> candidates, long nowMs) {
-        int bestMatch = 0;
-        for (WorkerSnapshot worker : candidates) {
-            bestMatch = Math.max(bestMatch, state.matchedBlocks(worker, request));
-        }
-        List<Scored> scored = new ArrayList<>(candidates.size());
-        for (WorkerSnapshot worker : candidates) {
-            scored.add(score(request, worker, bestMatch, nowMs));
-        }
-        if (scored.isEmpty()) {
+        if (candidates.isEmpty()) {
             return Optional.empty();
         }
-        scored.sort(Comparator.comparingDouble(Scored::score).thenComparing(s -> s.worker().workerId()));
-        Scored best = scored.get(0);
-        int partition = state.leastPendingPartition(best.worker(), nowMs);
-        List<ScoredCandidate> top = new ArrayList<>();
-        for (Scored s : scored.subList(0, Math.min(TOP_CANDIDATES, scored.size()))) {
-            int p = s == best ? partition : s.worker().ownedPartitions().get(0);
-            top.add(new ScoredCandidate(s.worker().workerId(), s.worker().region(), p, s.score(), s.components()));
+        int[] matched = new int[candidates.size()];
+        int bestMatch = 0;
+        for (int i = 0; i < matched.length; i++) {
+            matched[i] = state.matchedBlocks(candidates.get(i), request);
+            bestMatch = Math.max(bestMatch, matched[i]);
         }
-        String reason = String.format("lowest estimated TTFT %.0f ms; %d prefix blocks cached", best.score(), best.matched());
+        // Keep only the best few: the decision record shows them, and nothing else needs a sort.
+        Estimate[] top = new Estimate[Math.min(TOP_CANDIDATES, candidates.size())];
+        for (int i = 0; i < matched.length; i++) {
+            insert(top, estimate(request, candidates.get(i), matched[i], bestMatch, nowMs));
+        }
+        Estimate best = top[0];
+        int partition = state.leastPendingPartition(best.worker(), nowMs);
+        List<ScoredCandidate> shown = new ArrayList<>(top.length);
+        for (Estimate e : top) {
+            int p = e == best ? partition : e.worker().ownedPartitions().get(0);
+            shown.add(new ScoredCandidate(e.worker().workerId(), e.worker().region(), p, e.score(), e.components()));
+        }
+        String reason = "lowest estimated TTFT " + Math.round(best.score()) + " ms; " + best.matched() + " prefix blocks cached";
         return Optional.of(new Placement(best.worker().workerId(), best.worker().region(), partition, best.score(),
-                best.matched(), top, reason));
+                best.matched(), shown, reason));
     }
 
-    Scored score(RouteRequest request, WorkerSnapshot worker, int bestMatch, long nowMs) {
+    /** Inserts {@code e} into the ascending array {@code top} if it ranks (score, then worker id) among its entries. */
+    private static void insert(Estimate[] top, Estimate e) {
+        int i = top.length - 1;
+        if (top[i] != null && !e.before(top[i])) {
+            return;
+        }
+        while (i > 0 && (top[i - 1] == null || e.before(top[i - 1]))) {
+            top[i] = top[i - 1];
+            i--;
+        }
+        top[i] = e;
+    }
+
+    Estimate estimate(RouteRequest request, WorkerSnapshot worker, int matched, int bestMatch, long nowMs) {
         RoutingSettings settings = state.settings();
         PendingLoad pending = state.pending(worker, nowMs);
-        int matched = state.matchedBlocks(worker, request);
         int cached = request.cachedTokens(matched);
         int uncached = request.uncachedTokens(matched);
         long queuedTokens = worker.queuedPrefillTokens() + pending.prefillTokens();
@@ -107,20 +120,34 @@ public final class KvAwarePolicy implements RoutingPolicy {
         // holder's queue outweighs it.
         int duplicated = request.cachedTokens(bestMatch) - cached;
         double replicationMs = duplicated > 0 ? DUPLICATION_WEIGHT * model.prefillMs(duplicated, 0) : 0.0;
-        double score = queueMs + prefillMs + decodeMs + batchMs + kvPenaltyMs + replicationMs;
-        Map<String, Double> components = new LinkedHashMap<>();
-        components.put("queue_ms", queueMs);
-        components.put("prefill_ms", prefillMs);
-        components.put("decode_ms", decodeMs);
-        components.put("batch_ms", batchMs);
-        components.put("replication_ms", replicationMs);
-        components.put("kv", kvAfter);
-        components.put("kv_penalty_ms", kvPenaltyMs);
-        components.put("prefix_blocks", (double) matched);
-        components.put("pending_requests", (double) pending.requests());
-        return new Scored(worker, score, matched, components);
+        return new Estimate(worker, matched, pending.requests(), queueMs, prefillMs, decodeMs, batchMs, kvAfter, kvPenaltyMs,
+                replicationMs);
     }
 
-    record Scored(WorkerSnapshot worker, double score, int matched, Map<String, Double> components) {
+    /** One candidate's estimated TTFT, by component. */
+    record Estimate(WorkerSnapshot worker, int matched, int pendingRequests, double queueMs, double prefillMs, double decodeMs,
+                    double batchMs, double kvAfter, double kvPenaltyMs, double replicationMs) {
+        double score() {
+            return queueMs + prefillMs + decodeMs + batchMs + kvPenaltyMs + replicationMs;
+        }
+
+        boolean before(Estimate other) {
+            int byScore = Double.compare(score(), other.score());
+            return byScore < 0 || (byScore == 0 && worker.workerId().compareTo(other.worker.workerId()) < 0);
+        }
+
+        Map<String, Double> components() {
+            Map<String, Double> components = new LinkedHashMap<>();
+            components.put("queue_ms", queueMs);
+            components.put("prefill_ms", prefillMs);
+            components.put("decode_ms", decodeMs);
+            components.put("batch_ms", batchMs);
+            components.put("replication_ms", replicationMs);
+            components.put("kv", kvAfter);
+            components.put("kv_penalty_ms", kvPenaltyMs);
+            components.put("prefix_blocks", (double) matched);
+            components.put("pending_requests", (double) pendingRequests);
+            return components;
+        }
     }
 }
