@@ -1,6 +1,5 @@
 package io.kvroute.router.routing;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,11 +40,7 @@ public final class DynamoKvPolicy implements RoutingPolicy {
         if (candidates.isEmpty()) {
             return Optional.empty();
         }
-        List<ScoredWorker> ranked = new ArrayList<>(candidates.size());
-        for (WorkerSnapshot worker : candidates) {
-            ranked.add(score(request, worker, nowMs));
-        }
-        ranked.sort(ScoredWorker.LOWEST_FIRST);
+        List<ScoredWorker> ranked = ScoredWorker.rank(candidates, worker -> score(request, worker, nowMs), ScoredWorker.LOWEST_FIRST);
         ScoredWorker best = ranked.get(0);
         return Optional.of(ScoredWorker.placement(state, ranked, nowMs, String.format(
                 "lowest KV cost %.1f blocks; %d prefix blocks reported cached", best.score(), best.matched())));

@@ -1,6 +1,5 @@
 package io.kvroute.router.routing;
 
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,22 +31,22 @@ public final class LMetricPolicy implements RoutingPolicy {
         return NAME;
     }
 
+    private ScoredWorker score(RouteRequest request, WorkerSnapshot worker, long nowMs) {
+        int matched = state.matchedBlocks(worker, request);
+        long newPrefill = request.uncachedTokens(matched);
+        long batch = state.inFlight(worker, nowMs);
+        Map<String, Double> components = new LinkedHashMap<>();
+        components.put("new_prefill_tokens", (double) newPrefill);
+        components.put("batch_size", (double) batch);
+        return new ScoredWorker(worker, (double) newPrefill * batch, matched, components);
+    }
+
     @Override
     public Optional<Placement> place(RouteRequest request, List<WorkerSnapshot> candidates, long nowMs) {
         if (candidates.isEmpty()) {
             return Optional.empty();
         }
-        List<ScoredWorker> ranked = new ArrayList<>(candidates.size());
-        for (WorkerSnapshot worker : candidates) {
-            int matched = state.matchedBlocks(worker, request);
-            long newPrefill = request.uncachedTokens(matched);
-            long batch = state.inFlight(worker, nowMs);
-            Map<String, Double> components = new LinkedHashMap<>();
-            components.put("new_prefill_tokens", (double) newPrefill);
-            components.put("batch_size", (double) batch);
-            ranked.add(new ScoredWorker(worker, (double) newPrefill * batch, matched, components));
-        }
-        ranked.sort(ORDER);
+        List<ScoredWorker> ranked = ScoredWorker.rank(candidates, worker -> score(request, worker, nowMs), ORDER);
         ScoredWorker best = ranked.get(0);
         return Optional.of(ScoredWorker.placement(state, ranked, nowMs, String.format(
                 "lowest new prefill x batch = %.0f x %.0f", best.components().get("new_prefill_tokens"),

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * A candidate as a policy scored it: the score, the leading prompt blocks the policy believes
@@ -20,6 +21,17 @@ record ScoredWorker(WorkerSnapshot worker, double score, int matched, Map<String
     /** Highest score first, then smallest worker id. */
     static final Comparator<ScoredWorker> HIGHEST_FIRST =
             Comparator.comparingDouble(ScoredWorker::score).reversed().thenComparing(s -> s.worker().workerId());
+
+    /** Scores every candidate and orders them best first. */
+    static List<ScoredWorker> rank(List<WorkerSnapshot> candidates, Function<WorkerSnapshot, ScoredWorker> scorer,
+                                   Comparator<ScoredWorker> order) {
+        List<ScoredWorker> ranked = new ArrayList<>(candidates.size());
+        for (WorkerSnapshot worker : candidates) {
+            ranked.add(scorer.apply(worker));
+        }
+        ranked.sort(order);
+        return ranked;
+    }
 
     String workerId() {
         return worker.workerId();
