@@ -48,7 +48,6 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthorizationException;
-import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.SerializationException;
@@ -80,7 +79,11 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
      */
     public static final int MAX_TRACKED_SPAN = FinishedOffsetsCodec.MAX_SPAN_FOR_LIMIT - WorkerConfig.MAX_POLL_RECORDS_LIMIT;
     static final Duration POLL_TIMEOUT = Duration.ofMillis(20);
-    static final long CHUNK_ACK_TIMEOUT_MS = 30_000;
+    /** Longest a commit waits for chunk acks; well under the transaction timeout, as no transaction is open yet. */
+    static final long CHUNK_ACK_WAIT_MS = 200;
+    /** Before partitions are given up the results must go now: wait longer. */
+    static final long FORCED_CHUNK_ACK_WAIT_MS = 5_000;
+    static final int COMMIT_ATTEMPTS = 3;
 
     private final WorkerConfig config;
     private final String dispatchTopic;
@@ -260,6 +263,13 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
             outcomes.add(Outcome.terminal(tp, offset, partition.epoch, events.expired(now), null, Outcome.Kind.EXPIRED, -1));
             return;
         }
+        if (owned.values().stream().anyMatch(p -> p.requestIds.contains(request.getRequestId()))) {
+            // the engine keys runs by request id and attempt: a second run would orphan the first
+            outcomes.add(Outcome.terminal(tp, offset, partition.epoch,
+                    events.failed(0, "request id " + request.getRequestId() + " is already running on this worker",
+                            new EngineUsage(0, 0, 0), now), null, Outcome.Kind.FAILED, -1));
+            return;
+        }
         EngineRequest engineRequest = new EngineRequest(request.getRequestId(), dispatched.getAttempt(),
                 promptTokens(request), Math.max(1, request.getMaxTokens()),
                 request.getPrefixBlockHashes().stream().mapToLong(Long::longValue).toArray(),
@@ -345,13 +355,15 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
             Owned partition = owned.get(o.source());
             return partition == null || partition.epoch != o.epoch();
         });
+        List<Outcome> unacked = awaitChunks(batch, force ? FORCED_CHUNK_ACK_WAIT_MS : CHUNK_ACK_WAIT_MS);
+        batch.removeAll(unacked);
+        retrying.addAll(unacked);
         if (batch.isEmpty() && dirty.isEmpty()) {
             return;
         }
         try {
             txProducer.beginTransaction();
             for (Outcome o : batch) {
-                awaitChunks(o);
                 txProducer.send(o.toRecord(responsesTopic, responseSerde.serializer()));
             }
             for (Outcome o : batch) {
@@ -367,16 +379,18 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
                 }
             }
             txProducer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
-            txProducer.commitTransaction();
-        } catch (ProducerFencedException | InvalidProducerEpochException | OutOfOrderSequenceException
+            commitWithRetries();
+        } catch (ProducerFencedException | OutOfOrderSequenceException
                  | UnsupportedVersionException | AuthorizationException e) {
             metrics.transaction(false);
             throw new IllegalStateException("worker " + config.workerId() + " cannot write transactions any more ("
                     + e.getClass().getSimpleName() + "): another instance with transactional id "
                     + config.transactionalId() + " may have taken over", e);
         } catch (KafkaException e) {
+            // includes InvalidProducerEpochException (the coordinator aborted a transaction that ran
+            // past its timeout): abortable, the batch is written again in the next transaction
             LOG.warn("transaction of worker {} aborted, will retry: {}", config.workerId(), e.toString());
-            txProducer.abortTransaction();
+            abortTransaction();
             metrics.transaction(false);
             retrying.addAll(batch);
             return;
@@ -408,17 +422,54 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
      * idempotent producer keeps a key's chunks in order, so earlier ones are then written too).
      * A chunk that cannot be delivered does not hold the terminal back: readers see the gap.
      */
-    private static void awaitChunks(Outcome o) {
-        if (o.lastChunk() == null) {
-            return;
+    /**
+     * Waits, at most {@code waitMs} in all and before any transaction is open, for the last token
+     * chunk of each outcome to be acknowledged, so a terminal is never visible before its chunks.
+     * Returns the outcomes still unacknowledged; they wait for a later commit (the producer's
+     * delivery timeout bounds how long). A chunk that failed is logged and its terminal written.
+     */
+    private static List<Outcome> awaitChunks(List<Outcome> batch, long waitMs) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
+        List<Outcome> unacked = new ArrayList<>();
+        for (Outcome o : batch) {
+            if (o.lastChunk() == null) {
+                continue;
+            }
+            try {
+                o.lastChunk().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                unacked.add(o);
+            } catch (ExecutionException e) {
+                LOG.error("token chunks of the request at {}@{} may be missing: {}", o.source(), o.offset(), e.getCause().toString());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new KafkaException("interrupted waiting for a token chunk", e);
+            }
         }
+        return unacked;
+    }
+
+    /** A commit that timed out must be retried, not aborted (the producer refuses an abort then). */
+    private void commitWithRetries() {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                txProducer.commitTransaction();
+                return;
+            } catch (org.apache.kafka.common.errors.TimeoutException e) {
+                if (attempt == COMMIT_ATTEMPTS) {
+                    throw e;
+                }
+                LOG.warn("commit of worker {} timed out (attempt {}), retrying", config.workerId(), attempt);
+            }
+        }
+    }
+
+    private void abortTransaction() {
         try {
-            o.lastChunk().get(CHUNK_ACK_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-        } catch (ExecutionException | TimeoutException e) {
-            LOG.error("token chunks of the request at {}@{} may be missing: {}", o.source(), o.offset(), e.toString());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new KafkaException("interrupted waiting for a token chunk", e);
+            txProducer.abortTransaction();
+        } catch (KafkaException | IllegalStateException e) {
+            throw new IllegalStateException("worker " + config.workerId() + " cannot abort its transaction ("
+                    + e.getClass().getSimpleName() + "); stopping so a restart can fence it: " + e.getMessage(), e);
         }
     }
 
