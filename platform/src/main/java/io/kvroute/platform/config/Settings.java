@@ -197,4 +197,29 @@ public final class Settings {
         });
         return out;
     }
+
+    /**
+     * Fails on a key under {@code prefix} that {@code keysHolder} does not declare as a public
+     * String constant: a misspelt setting must not silently run with the default.
+     */
+    public void requireKnownKeys(String prefix, Class<?> keysHolder) {
+        java.util.Set<String> known = new java.util.TreeSet<>();
+        for (java.lang.reflect.Field field : keysHolder.getFields()) {
+            if (java.lang.reflect.Modifier.isStatic(field.getModifiers()) && field.getType() == String.class) {
+                try {
+                    Object value = field.get(null);
+                    if (value instanceof String key && key.startsWith(prefix)) {
+                        known.add(key);
+                    }
+                } catch (IllegalAccessException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
+        values.forEach((key, value) -> {
+            if (key.startsWith(prefix) && !known.contains(key)) {
+                throw new ConfigException(key, value, "is not a known setting; the " + prefix + "* settings are " + known);
+            }
+        });
+    }
 }

@@ -138,6 +138,7 @@ public final class RouterConfig {
 
     /** Validates {@code settings} (layered over {@link #defaults()}) into a config. */
     public static RouterConfig from(Settings settings) {
+        settings.requireKnownKeys("router.", RouterConfig.class);
         Map<String, String> merged = new LinkedHashMap<>(defaults());
         settings.asMap().forEach((k, v) -> {
             if (v != null) {

@@ -115,6 +115,7 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
 
     /** Reads and validates; missing keys take their defaults. */
     public static WorkerConfig from(Settings given) {
+        given.requireKnownKeys("worker.", WorkerConfig.class);
         Settings s = Settings.builder().defaults(defaults()).overrides(given.asMap()).build();
         String prefix = s.matching(TOPIC_PREFIX, v -> v.matches("[A-Za-z0-9._-]+"), "must be letters, digits, '.', '_' or '-'");
         String region = s.matching(REGION, v -> v.matches("[a-z0-9][a-z0-9-]{0,62}"), "must be lower-case letters, digits and '-'");
