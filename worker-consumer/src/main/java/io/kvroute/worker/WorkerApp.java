@@ -105,6 +105,12 @@ public final class WorkerApp implements AutoCloseable {
             KafkaConsumer<byte[], byte[]> consumer = opened(opened, new KafkaConsumer<>(consumerProperties(config),
                     new ByteArrayDeserializer(), new ByteArrayDeserializer()));
             awaitTopic(producer, topics.responses().name());
+            try {
+                awaitTopic(producer, topics.dispatchTopic(config.region()));
+            } catch (IllegalStateException e) {
+                throw new ConfigException(WorkerConfig.REGION, config.region(),
+                        "its dispatch topic " + topics.dispatchTopic(config.region()) + " does not exist: a region the router does not know?");
+            }
             metrics.bindProducer(producer);
             metrics.bindProducer(txProducer);
             metrics.bindConsumer(consumer);
@@ -120,9 +126,10 @@ public final class WorkerApp implements AutoCloseable {
                     () -> dispatch.isRunning() ? WorkerStatus.HEALTHY : WorkerStatus.DOWN, kvEvents, producer,
                     serdes.valueSerde(WorkerTelemetry.class).serializer(), clock);
 
-            new Thread(dispatch, "dispatch-" + config.workerId()).start();
             kvEvents.publishCleared();
             telemetry.start();
+            // started last: once it polls, only its own thread may touch the consumer
+            new Thread(dispatch, "dispatch-" + config.workerId()).start();
             if (config.openai() != null) {
                 LOG.info("worker {} started in region {} (group {}, engine openai at {}, model {}, max concurrency {})",
                         config.workerId(), config.region(), config.groupId(), config.openai().endpoint(),

@@ -93,12 +93,18 @@ public final class KvrouteClient implements AutoCloseable {
         if (pending.putIfAbsent(id, entry) != null) {
             throw new IllegalArgumentException("request id " + id + " is already pending on this client");
         }
-        producer.send(new ProducerRecord<>(requestsTopic, id, record), (metadata, error) -> {
-            if (error != null) {
-                pending.remove(id);
-                entry.future.completeExceptionally(new SubmitException(1, error));
-            }
-        });
+        try {
+            producer.send(new ProducerRecord<>(requestsTopic, id, record), (metadata, error) -> {
+                if (error != null) {
+                    pending.remove(id);
+                    entry.future.completeExceptionally(new SubmitException(1, error));
+                }
+            });
+        } catch (RuntimeException e) {
+            // thrown before the record left (serializer, metadata timeout): nothing will answer it
+            pending.remove(id);
+            entry.future.completeExceptionally(new SubmitException(1, e));
+        }
         return entry.future;
     }
 

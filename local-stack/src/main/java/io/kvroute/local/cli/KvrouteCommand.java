@@ -51,6 +51,14 @@ public final class KvrouteCommand implements Callable<Integer> {
         return args.toArray(String[]::new);
     }
 
+    private static String hostName() {
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName().replaceAll("[^A-Za-z0-9._-]", "-");
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalArgumentException("cannot read this host's name for the default --id; give --id", e);
+        }
+    }
+
     private static void addSetting(List<String> settings, String key, String value) {
         if (value != null) {
             settings.add(key + "=" + value);
@@ -90,7 +98,8 @@ public final class KvrouteCommand implements Callable<Integer> {
         @Option(names = "--region", description = "This worker's region: worker.region.")
         String region;
 
-        @Option(names = "--id", description = "This worker's id (default: <region>-<host pid>): worker.id.")
+        @Option(names = "--id", description = "This worker's id, stable across restarts so a restart fences its predecessor "
+                + "(default: <region>-<host name>; give one per worker when several share a host): worker.id.")
         String id;
 
         @Parameters(arity = "0..*", description = "key=value settings; they override the file and KVROUTE_* environment variables")
@@ -104,7 +113,7 @@ public final class KvrouteCommand implements Callable<Integer> {
             addSetting(all, "worker.models", model);
             addSetting(all, "worker.openai.model", model);
             addSetting(all, "worker.region", region);
-            addSetting(all, "worker.id", id != null ? id : region != null ? region + "-" + ProcessHandle.current().pid() : null);
+            addSetting(all, "worker.id", id != null ? id : region != null ? region + "-" + hostName() : null);
             all.addAll(settings);
             WorkerApp.main(withConfig(config, all));
             return 0;

@@ -50,7 +50,19 @@ public final class KvrouteServices implements AutoCloseable {
         this.extraSettings = Map.copyOf(extraSettings);
     }
 
+    /** Starts the router and workers, or nothing: on a failure those already started are closed. */
     public KvrouteServices start() {
+        try {
+            startAll();
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+        LOG.info("router ({}) and {} workers in {} regions running", policy, workers.size(), regions.size());
+        return this;
+    }
+
+    private void startAll() {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers))) {
             new TopicCreator(admin, (short) 1).ensure(topics.all(Fleet.slotsByRegion(regions)));
         }
@@ -63,8 +75,6 @@ public final class KvrouteServices implements AutoCloseable {
         if (!router.awaitRunning(Duration.ofSeconds(60))) {
             throw new IllegalStateException("the router did not reach RUNNING within 60 s");
         }
-        LOG.info("router ({}) and {} workers in {} regions running", policy, workers.size(), regions.size());
-        return this;
     }
 
     private Settings.Builder common() {

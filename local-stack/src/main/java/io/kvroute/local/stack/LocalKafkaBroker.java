@@ -61,6 +61,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
                 Thread.sleep(100);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+                formatter.close();
                 throw new IllegalStateException("interrupted formatting broker storage", e);
             }
         }

@@ -33,13 +33,21 @@ public final class LocalStack implements AutoCloseable {
         this.extraSettings = Map.copyOf(extraSettings);
     }
 
+    /** Starts everything, or nothing: on a failure what was started is stopped before the error is thrown. */
     public LocalStack start() {
         long started = System.nanoTime();
-        broker = new LocalKafkaBroker(dir.resolve("kafka"), "512m").start();
-        registry = ApicurioRegistry.start(dir.resolve("registry"));
-        LOG.info("broker at {} and schema registry at {} ready in {} ms", broker.bootstrapServers(), registry.url(),
-                (System.nanoTime() - started) / 1_000_000);
-        services = new KvrouteServices(broker.bootstrapServers(), registry.url(), topics, regions, policy, dir, extraSettings).start();
+        try {
+            broker = new LocalKafkaBroker(dir.resolve("kafka"), "512m");
+            broker.start();
+            registry = ApicurioRegistry.start(dir.resolve("registry"));
+            LOG.info("broker at {} and schema registry at {} ready in {} ms", broker.bootstrapServers(), registry.url(),
+                    (System.nanoTime() - started) / 1_000_000);
+            services = new KvrouteServices(broker.bootstrapServers(), registry.url(), topics, regions, policy, dir, extraSettings);
+            services.start();
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
         LOG.info("local stack up in {} ms", (System.nanoTime() - started) / 1_000_000);
         return this;
     }

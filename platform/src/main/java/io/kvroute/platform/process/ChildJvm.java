@@ -63,13 +63,21 @@ public final class ChildJvm implements AutoCloseable {
             if (!process.isAlive()) {
                 throw new IllegalStateException(name + " exited with status " + process.exitValue() + " during start-up; see " + log);
             }
-            if (ready.getAsBoolean()) {
+            boolean isReady;
+            try {
+                isReady = ready.getAsBoolean();
+            } catch (RuntimeException e) {
+                close();
+                throw e;
+            }
+            if (isReady) {
                 return;
             }
             try {
                 Thread.sleep(100);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+                close();
                 throw new IllegalStateException("interrupted waiting for " + name, e);
             }
         }

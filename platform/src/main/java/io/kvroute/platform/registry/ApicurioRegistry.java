@@ -23,6 +23,7 @@ public final class ApicurioRegistry implements AutoCloseable {
 
     private final ChildJvm process;
     private final int port;
+    private final HttpClient probe = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private ApicurioRegistry(ChildJvm process, int port) {
         this.process = process;
@@ -68,7 +69,7 @@ public final class ApicurioRegistry implements AutoCloseable {
 
     private boolean answers() {
         try {
-            HttpResponse<Void> response = HttpClient.newHttpClient().send(
+            HttpResponse<Void> response = probe.send(
                     HttpRequest.newBuilder(URI.create(url() + "/subjects")).timeout(Duration.ofSeconds(2)).GET().build(),
                     HttpResponse.BodyHandlers.discarding());
             return response.statusCode() == 200;

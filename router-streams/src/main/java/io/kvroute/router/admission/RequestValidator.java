@@ -59,12 +59,10 @@ public final class RequestValidator {
     }
 
     /**
-     * The prompt's size in tokens: ingress's estimate, or ceil(characters / 4) when it sent none.
+     * The prompt's size in tokens: the larger of the producer's estimate and ceil(characters / 4),
+     * so a producer cannot slip a huge prompt past the size limit with a small estimate.
      */
     public static int promptTokens(InferenceRequest request) {
-        if (request.getPromptTokenEstimate() > 0) {
-            return request.getPromptTokenEstimate();
-        }
         long chars = 0;
         if (request.getPrompt() != null) {
             chars += request.getPrompt().length();
@@ -74,7 +72,7 @@ public final class RequestValidator {
                 chars += message.getContent() == null ? 0 : message.getContent().length();
             }
         }
-        return (int) Math.min(Integer.MAX_VALUE, (chars + 3) / 4);
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(request.getPromptTokenEstimate(), (chars + 3) / 4));
     }
 
     private static boolean isEmptyPrompt(InferenceRequest request) {

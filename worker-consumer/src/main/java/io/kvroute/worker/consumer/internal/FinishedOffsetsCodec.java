@@ -57,6 +57,9 @@ public final class FinishedOffsetsCodec {
     }
 
     /** The finished offsets in {@code metadata}; empty for null, blank or unrecognised metadata. */
+    /** Bound on decoded runs: a worker never tracks more than this many offsets past its commit. */
+    static final long MAX_DECODED_SPAN = 1L << 20;
+
     public static NavigableSet<Long> decode(long committedOffset, String metadata) {
         NavigableSet<Long> out = new TreeSet<>();
         if (metadata == null || !metadata.startsWith(VERSION_TAG) || metadata.length() == VERSION_TAG.length()) {
@@ -68,10 +71,11 @@ public final class FinishedOffsetsCodec {
                 int dash = run.indexOf('-');
                 long gap = Long.parseLong(dash < 0 ? run : run.substring(0, dash), 36);
                 long length = dash < 0 ? 1 : Long.parseLong(run.substring(dash + 1), 36);
-                if (gap < 0 || length < 1) {
+                long start = previousEnd + gap;
+                // no writer tracks finished offsets further than this past the commit: anything beyond is corrupt
+                if (gap < 0 || length < 1 || start + length - committedOffset > MAX_DECODED_SPAN) {
                     return new TreeSet<>();
                 }
-                long start = previousEnd + gap;
                 for (long o = start; o < start + length; o++) {
                     out.add(o);
                 }
