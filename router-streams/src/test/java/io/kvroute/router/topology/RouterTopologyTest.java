@@ -246,6 +246,18 @@ class RouterTopologyTest {
     }
 
     @Test
+    void shouldServeParkedRequestsBeforeLaterArrivals() {
+        requests.pipeInput("first", Records.request("first", now()).build());
+        report("east-1", "us-east", List.of(0));
+        requests.pipeInput("second", Records.request("second", now()).build());
+        assertThat(dispatchEast.isEmpty()).as("the newcomer waits behind the parked request").isTrue();
+
+        advance(100);
+
+        assertThat(dispatchEast.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("first", "second");
+    }
+
+    @Test
     void shouldParkWhileTheOnlyWorkerHasStaleTelemetry() {
         report("east-1", "us-east", List.of(0));
         advance(2_500);

@@ -104,7 +104,8 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
     public void process(Record<String, InferenceRequest> record) {
         long now = context.currentSystemTimeMs();
         InferenceRequest request = record.value();
-        if (tryPlace(request, now) != null) {
+        // while anything waits, newcomers queue behind it: freed capacity goes in arrival order
+        if (parkedCount > 0 || tryPlace(request, now) != null) {
             park(request, now);
         }
     }
