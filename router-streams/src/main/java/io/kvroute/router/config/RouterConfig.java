@@ -2,6 +2,9 @@ package io.kvroute.router.config;
 
 import io.kvroute.platform.config.ConfigException;
 import io.kvroute.platform.config.Settings;
+import io.kvroute.router.errors.DeadLetteringProcessingHandler;
+import io.kvroute.router.errors.DeadLetteringProductionHandler;
+import io.kvroute.router.errors.DeadLetters;
 import io.kvroute.router.routing.Policies;
 import io.kvroute.router.routing.RoutingSettings;
 import io.kvroute.schemas.serde.SerdeConfig;
@@ -248,6 +251,12 @@ public final class RouterConfig {
         p.putIfAbsent(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, Long.toString(commitIntervalMs));
         // the telemetry processor never throws; opt in to the 5.0 behaviour now rather than log a warning
         p.putIfAbsent(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, "true");
+        // a request that makes the topology throw is dead-lettered and rejected, never retried forever
+        p.putIfAbsent(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetteringProcessingHandler.class.getName());
+        p.putIfAbsent(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetteringProductionHandler.class.getName());
+        p.put(DeadLetters.DLQ_TOPIC, topics.deadLetters().name());
+        p.put(DeadLetters.RESPONSES_TOPIC, topics.responses().name());
+        p.put(SerdeConfig.SCHEMA_REGISTRY_URL, schemaRegistryUrl);
         return p;
     }
 

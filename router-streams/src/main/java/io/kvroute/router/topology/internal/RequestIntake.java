@@ -118,7 +118,7 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
     }
 
     /** The key as a request id: strict UTF-8, not blank; null otherwise. */
-    static String readableKey(byte[] key) {
+    public static String readableKey(byte[] key) {
         if (key == null || key.length == 0) {
             return null;
         }

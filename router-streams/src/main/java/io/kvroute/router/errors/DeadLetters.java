@@ -1,0 +1,83 @@
+package io.kvroute.router.errors;
+
+import io.kvroute.router.topology.internal.Conversions;
+import io.kvroute.router.topology.internal.RequestIntake;
+import io.kvroute.schemas.registry.SchemaRegistryException;
+import io.kvroute.schemas.registry.UnknownSchemaIdException;
+import io.kvroute.schemas.serde.AvroSerde;
+import io.kvroute.schemas.serde.SerdeConfig;
+import io.kvroute.schemas.registry.SchemaRegistries;
+import io.kvroute.schemas.topics.DeadLetterHeaders;
+import io.kvroute.schemas.v1.ResponseEvent;
+import io.kvroute.schemas.v1.ResponseStatus;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.streams.errors.ErrorHandlerContext;
+
+/**
+ * What the router's exception handlers write for a request record that made the topology throw:
+ * the original bytes on the dead-letter topic with the reason in headers, and, when the key (the
+ * request id) is readable, a terminal REJECTED result so its sender is not left waiting.
+ */
+public final class DeadLetters {
+    /** Streams properties the router sets so its handlers know where to write. */
+    public static final String DLQ_TOPIC = "kvroute.errors.dlq.topic";
+    public static final String RESPONSES_TOPIC = "kvroute.errors.responses.topic";
+
+    private final String dlqTopic;
+    private final String responsesTopic;
+    private final AvroSerde<ResponseEvent> responses;
+
+    DeadLetters(Map<String, ?> configs) {
+        this.dlqTopic = required(configs, DLQ_TOPIC);
+        this.responsesTopic = required(configs, RESPONSES_TOPIC);
+        this.responses = new AvroSerde<>(ResponseEvent.class, SchemaRegistries.forUrl(required(configs, SerdeConfig.SCHEMA_REGISTRY_URL)));
+    }
+
+    private static String required(Map<String, ?> configs, String key) {
+        Object value = configs.get(key);
+        if (value == null) {
+            throw new IllegalStateException("the router's exception handlers need " + key + " in the Streams properties");
+        }
+        return value.toString();
+    }
+
+    /** A schema registry that does not answer is an outage to wait out, not bad input. */
+    static boolean isRegistryOutage(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t instanceof SchemaRegistryException && !(t instanceof UnknownSchemaIdException)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    List<ProducerRecord<byte[], byte[]>> records(ErrorHandlerContext context, Exception error, long nowMs) {
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>(2);
+        Headers headers = new RecordHeaders();
+        headers.add(DeadLetterHeaders.SOURCE_TOPIC, utf8(context.topic()));
+        headers.add(DeadLetterHeaders.SOURCE_PARTITION, utf8(Integer.toString(context.partition())));
+        headers.add(DeadLetterHeaders.SOURCE_OFFSET, utf8(Long.toString(context.offset())));
+        headers.add(DeadLetterHeaders.ERROR_CLASS, utf8(error.getClass().getName()));
+        headers.add(DeadLetterHeaders.ERROR_MESSAGE, utf8(String.valueOf(error.getMessage())));
+        headers.add(DeadLetterHeaders.FAILED_AT_MS, utf8(Long.toString(nowMs)));
+        records.add(new ProducerRecord<>(dlqTopic, null, context.sourceRawKey(), context.sourceRawValue(), headers));
+        String requestId = RequestIntake.readableKey(context.sourceRawKey());
+        if (requestId != null) {
+            ResponseEvent rejected = Conversions.terminal(requestId, null, ResponseStatus.REJECTED,
+                    "the router could not process this request (" + error.getClass().getSimpleName() + "); it is in the dead-letter topic",
+                    nowMs);
+            records.add(new ProducerRecord<>(responsesTopic, utf8(requestId), responses.serialize(responsesTopic, rejected)));
+        }
+        return records;
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}
