@@ -44,6 +44,7 @@ public final class RouterConfig {
     public static final String METRICS_HOST = "router.metrics.host";
     public static final String PARKED_RETRY_MS = "router.parked.retry.ms";
     public static final String PARKED_MAX_MS = "router.parked.max.ms";
+    public static final String PARKED_MAX_COUNT = "router.parked.max.count";
     public static final String SATURATION_QUEUE_FACTOR = "router.saturation.queue.factor";
     public static final String SATURATION_KV_USAGE = "router.saturation.kv.usage";
     public static final String KV_HEADROOM = "router.kv.headroom";
@@ -69,6 +70,8 @@ public final class RouterConfig {
     public static final String DEFAULT_METRICS_HOST = "127.0.0.1";
     public static final long DEFAULT_PARKED_RETRY_MS = 50;
     public static final long DEFAULT_PARKED_MAX_MS = 600_000;
+    /** Per routing task; past it a request is rejected at once (NO_CAPACITY) instead of waiting. */
+    public static final long DEFAULT_PARKED_MAX_COUNT = 100_000;
     public static final long DEFAULT_CLOSE_TIMEOUT_MS = 30_000;
     public static final String EXACTLY_ONCE_V2 = StreamsConfig.EXACTLY_ONCE_V2;
 
@@ -89,6 +92,7 @@ public final class RouterConfig {
     private final String metricsHost;
     private final long parkedRetryMs;
     private final long parkedMaxMs;
+    private final long parkedMaxCount;
     private final long closeTimeoutMs;
     private final RoutingSettings routing;
     private final Map<String, Object> kafkaOverrides;
@@ -112,6 +116,7 @@ public final class RouterConfig {
         metricsHost = s.string(METRICS_HOST);
         parkedRetryMs = s.longValue(PARKED_RETRY_MS, 1, 60_000);
         parkedMaxMs = s.longValue(PARKED_MAX_MS, 1, Long.MAX_VALUE / 4);
+        parkedMaxCount = s.longValue(PARKED_MAX_COUNT, 1, 100_000_000);
         closeTimeoutMs = s.longValue(CLOSE_TIMEOUT_MS, 0, 3_600_000);
         long ttl = s.longValue(TELEMETRY_TTL_MS, 1, 3_600_000);
         double queueFactor = s.doubleValue(SATURATION_QUEUE_FACTOR, 0.01, 1_000);
@@ -165,6 +170,7 @@ public final class RouterConfig {
         d.put(METRICS_HOST, DEFAULT_METRICS_HOST);
         d.put(PARKED_RETRY_MS, Long.toString(DEFAULT_PARKED_RETRY_MS));
         d.put(PARKED_MAX_MS, Long.toString(DEFAULT_PARKED_MAX_MS));
+        d.put(PARKED_MAX_COUNT, Long.toString(DEFAULT_PARKED_MAX_COUNT));
         d.put(SATURATION_QUEUE_FACTOR, Double.toString(RoutingSettings.DEFAULT_SATURATION_QUEUE_FACTOR));
         d.put(SATURATION_KV_USAGE, Double.toString(RoutingSettings.DEFAULT_SATURATION_KV_USAGE));
         d.put(KV_HEADROOM, Double.toString(RoutingSettings.DEFAULT_KV_HEADROOM));
@@ -287,6 +293,7 @@ public final class RouterConfig {
     public String metricsHost() { return metricsHost; }
     public long parkedRetryMs() { return parkedRetryMs; }
     public long parkedMaxMs() { return parkedMaxMs; }
+    public long parkedMaxCount() { return parkedMaxCount; }
     public long closeTimeoutMs() { return closeTimeoutMs; }
     public RoutingSettings routing() { return routing; }
     public Map<String, Object> kafkaOverrides() { return kafkaOverrides; }

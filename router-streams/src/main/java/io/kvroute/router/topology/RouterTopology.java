@@ -7,6 +7,7 @@ import io.kvroute.router.routing.FleetView;
 import io.kvroute.router.routing.Router;
 import io.kvroute.router.topology.internal.DispatchRouting;
 import io.kvroute.router.topology.internal.KvEventUpdater;
+import io.kvroute.router.topology.internal.Parking;
 import io.kvroute.router.topology.internal.RequestIntake;
 import io.kvroute.router.topology.internal.RoutingProcessor;
 import io.kvroute.router.topology.internal.TelemetryUpdater;
@@ -99,7 +100,7 @@ public final class RouterTopology {
                 TopologyNames.REQUESTS_SOURCE);
         topology.addProcessor(TopologyNames.ROUTER,
                 () -> new RoutingProcessor(router, telemetryTopic, telemetrySerde.deserializer(),
-                        config.parkedRetryMs(), config.parkedMaxMs(), metrics, fleet),
+                        new Parking(config.parkedRetryMs(), config.parkedMaxMs(), config.parkedMaxCount()), metrics, fleet),
                 TopologyNames.INTAKE);
         topology.addStateStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TopologyNames.PARKED_STORE),

@@ -73,6 +73,7 @@ class RouterTopologyTest {
         settings.put("router.models", "llama-3.1-8b:8192");
         settings.put("router.max.prompt.tokens", "6000");
         settings.put("router.state.dir", stateDir.toString());
+        settings.put("router.parked.max.count", "3");
         config = RouterConfig.from(Settings.of(settings));
         serdes = new Serdes(config.serdeConfig());
         metrics = new RouterMetrics(new SimpleMeterRegistry());
@@ -243,6 +244,20 @@ class RouterTopologyTest {
         assertThat(decisions.readValuesToList()).extracting(RoutingDecision::getOutcome)
                 .containsExactly(DecisionOutcome.DISPATCHED, DecisionOutcome.DISPATCHED);
         assertThat(metrics.parked()).isZero();
+    }
+
+    @Test
+    void shouldRefuseAtOnceWhenTheParkedBacklogIsFull() {
+        for (int i = 0; i < 4; i++) {
+            requests.pipeInput("waiting-" + i, Records.request("waiting-" + i, now()).build());
+        }
+
+        assertThat(metrics.parked()).isEqualTo(3);
+        ResponseEvent refused = responses.readValue();
+        assertThat(refused.getRequestId()).isEqualTo("waiting-3");
+        assertThat(refused.getTerminal().getStatus()).isEqualTo(ResponseStatus.REJECTED);
+        assertThat(refused.getTerminal().getError()).contains("3 requests waiting");
+        assertThat(decisions.readValue().getOutcome()).isEqualTo(DecisionOutcome.NO_CAPACITY);
     }
 
     @Test

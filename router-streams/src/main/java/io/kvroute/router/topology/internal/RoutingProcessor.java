@@ -53,6 +53,7 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
     private final Deserializer<WorkerTelemetry> telemetryDeserializer;
     private final long retryMs;
     private final long parkedMaxMs;
+    private final long parkedMaxCount;
     private final RouterMetrics metrics;
     private final FleetView fleet;
     private ProcessorContext<Object, Object> context;
@@ -63,21 +64,16 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
     private long parkedCount;
 
     public RoutingProcessor(Router router, String telemetryTopic,
-                            Deserializer<WorkerTelemetry> telemetryDeserializer, long retryMs, long parkedMaxMs,
-                            RouterMetrics metrics) {
-        this(router, telemetryTopic, telemetryDeserializer, retryMs, parkedMaxMs, metrics, new FleetView());
-    }
-
-    public RoutingProcessor(Router router, String telemetryTopic,
-                            Deserializer<WorkerTelemetry> telemetryDeserializer, long retryMs, long parkedMaxMs,
+                            Deserializer<WorkerTelemetry> telemetryDeserializer, Parking parking,
                             RouterMetrics metrics, FleetView fleet) {
         this.fleet = fleet;
         this.router = router;
         this.policyName = router.policy().name();
         this.telemetryTopic = telemetryTopic;
         this.telemetryDeserializer = telemetryDeserializer;
-        this.retryMs = retryMs;
-        this.parkedMaxMs = parkedMaxMs;
+        this.retryMs = parking.retryMs();
+        this.parkedMaxMs = parking.maxMs();
+        this.parkedMaxCount = parking.maxCount();
         this.metrics = metrics;
     }
 
@@ -105,9 +101,14 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
         long now = context.currentSystemTimeMs();
         InferenceRequest request = record.value();
         // while anything waits, newcomers queue behind it: freed capacity goes in arrival order
-        if (parkedCount > 0 || tryPlace(request, now) != null) {
-            park(request, now);
+        if (parkedCount == 0 && tryPlace(request, now) == null) {
+            return;
         }
+        if (parkedCount >= parkedMaxCount) {
+            refuse(request, "the router already holds " + parkedCount + " requests waiting for capacity", now);
+            return;
+        }
+        park(request, now);
     }
 
     /** Routes one request; null if it was dispatched, else why not. */
@@ -186,9 +187,12 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
     }
 
     private void giveUp(InferenceRequest request, String lastReason, long now) {
+        refuse(request, "no worker had room for " + parkedMaxMs + " ms; " + lastReason, now);
+    }
+
+    private void refuse(InferenceRequest request, String why, long now) {
         String id = request.getRequestId();
-        String reason = new Rejection(Rejection.NO_CAPACITY, "no worker had room for " + parkedMaxMs + " ms; "
-                + lastReason).reason();
+        String reason = new Rejection(Rejection.NO_CAPACITY, why).reason();
         metrics.rejected(Rejection.NO_CAPACITY);
         context.forward(new Record<Object, Object>(id, Conversions.terminal(id, request, ResponseStatus.REJECTED, reason, now), now,
                 new RecordHeaders()), TopologyNames.RESPONSES_SINK);
