@@ -99,7 +99,8 @@ public final class RouterApp implements AutoCloseable {
     private static void checkTopicsExist(RouterConfig config) {
         KvrouteTopics topics = config.topics();
         List<String> required = new ArrayList<>(List.of(topics.requests().name(), topics.workerTelemetry().name(),
-                topics.kvEvents().name(), topics.decisions().name(), topics.responses().name(), topics.deadLetters().name()));
+                topics.kvEvents().name(), topics.decisions().name(), topics.responses().name(), topics.deadLetters().name(),
+                topics.cancellations().name()));
         config.regions().forEach(region -> required.add(topics.dispatchTopic(region)));
         try (Admin admin = Admin.create(config.adminConfig())) {
             Set<String> existing = admin.listTopics().names().get(TOPIC_CHECK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);

@@ -12,6 +12,7 @@ import io.kvroute.schemas.v1.ResponseEvent;
 import io.kvroute.schemas.v1.WorkerStatus;
 import io.kvroute.schemas.v1.WorkerTelemetry;
 import io.kvroute.worker.config.WorkerConfig;
+import io.kvroute.worker.consumer.CancellationFollower;
 import io.kvroute.worker.consumer.DispatchConsumer;
 import io.kvroute.worker.engine.InferenceEngine;
 import io.kvroute.worker.engine.openai.OpenAiCompatibleEngine;
@@ -40,13 +41,15 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One worker process: an inference engine (the simulated GPU, or an OpenAI-compatible server per
- * {@code worker.engine}), the dispatch consumer loop on its own thread,
+ * {@code worker.engine}), the dispatch consumer loop on its own thread, a follower of the
+ * cancellations topic on another (with its own consumer),
  * telemetry and KV-event publishing, and (optionally) a Prometheus endpoint. Topics must exist:
  * the launcher creates them.
  */
@@ -61,6 +64,7 @@ public final class WorkerApp implements AutoCloseable {
     private final InferenceEngine engine;
     private final KafkaProducer<String, byte[]> producer;
     private final DispatchConsumer dispatch;
+    private final CancellationFollower cancellations;
     private final TelemetryPublisher telemetry;
     private final WorkerMetrics metrics;
     private final PrometheusEndpoint endpoint;
@@ -68,11 +72,13 @@ public final class WorkerApp implements AutoCloseable {
     private volatile boolean closing;
 
     private WorkerApp(WorkerConfig config, InferenceEngine engine, KafkaProducer<String, byte[]> producer,
-                      DispatchConsumer dispatch, TelemetryPublisher telemetry, WorkerMetrics metrics, PrometheusEndpoint endpoint) {
+                      DispatchConsumer dispatch, CancellationFollower cancellations, TelemetryPublisher telemetry,
+                      WorkerMetrics metrics, PrometheusEndpoint endpoint) {
         this.config = config;
         this.engine = engine;
         this.producer = producer;
         this.dispatch = dispatch;
+        this.cancellations = cancellations;
         this.telemetry = telemetry;
         this.metrics = metrics;
         this.endpoint = endpoint;
@@ -104,7 +110,10 @@ public final class WorkerApp implements AutoCloseable {
                     new ByteArraySerializer(), new ByteArraySerializer()));
             KafkaConsumer<byte[], byte[]> consumer = opened(opened, new KafkaConsumer<>(consumerProperties(config),
                     new ByteArrayDeserializer(), new ByteArrayDeserializer()));
+            KafkaConsumer<String, byte[]> cancelConsumer = opened(opened, new KafkaConsumer<>(cancellationConsumerProperties(config),
+                    new StringDeserializer(), new ByteArrayDeserializer()));
             awaitTopic(producer, topics.responses().name());
+            awaitTopic(producer, topics.cancellations().name());
             try {
                 awaitTopic(producer, topics.dispatchTopic(config.region()));
             } catch (IllegalStateException e) {
@@ -119,6 +128,7 @@ public final class WorkerApp implements AutoCloseable {
 
             DispatchConsumer dispatch = new DispatchConsumer(config, consumer, producer, txProducer, engine,
                     serdes.valueSerde(DispatchedRequest.class), serdes.valueSerde(ResponseEvent.class), metrics, clock);
+            CancellationFollower cancellations = new CancellationFollower(cancelConsumer, topics.cancellations().name(), dispatch::cancel);
             KvEventPublisher kvEvents = new KvEventPublisher(config.workerId(), config.region(), topics.kvEvents().name(),
                     engine, producer, serdes.valueSerde(KvCacheEvent.class).serializer(), clock);
             TelemetryPublisher telemetry = new TelemetryPublisher(config.workerId(), config.region(), config.models(),
@@ -127,6 +137,9 @@ public final class WorkerApp implements AutoCloseable {
                     serdes.valueSerde(WorkerTelemetry.class).serializer(), clock);
 
             kvEvents.publishCleared();
+            new Thread(cancellations, "cancellations-" + config.workerId()).start();
+            opened.push(cancellations);
+            awaitPositioned(cancellations);
             telemetry.start();
             // started last: once it polls, only its own thread may touch the consumer
             new Thread(dispatch, "dispatch-" + config.workerId()).start();
@@ -139,7 +152,7 @@ public final class WorkerApp implements AutoCloseable {
                         config.workerId(), config.region(), config.groupId(), config.engine(), config.networkDelayMs(),
                         config.kvBlocks(), config.hostKvBlocks());
             }
-            return new WorkerApp(config, engine, producer, dispatch, telemetry, metrics, endpoint);
+            return new WorkerApp(config, engine, producer, dispatch, cancellations, telemetry, metrics, endpoint);
         } catch (RuntimeException e) {
             opened.forEach(WorkerApp::closeQuietly);
             throw e;
@@ -216,6 +229,27 @@ public final class WorkerApp implements AutoCloseable {
         return p;
     }
 
+    /** The cancellations consumer: assigned, never in a group, never committing, read_committed. */
+    static Map<String, Object> cancellationConsumerProperties(WorkerConfig config) {
+        Map<String, Object> p = common(config);
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, config.workerId() + "-cancellations");
+        p.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        return p;
+    }
+
+    private static void awaitPositioned(CancellationFollower cancellations) {
+        try {
+            if (!cancellations.awaitPositioned(Duration.ofSeconds(30))) {
+                LOG.warn("the cancellations consumer is not positioned after 30 s; cancels may be missed until it is");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting the cancellations consumer", e);
+        }
+    }
+
     static Map<String, Object> consumerProperties(WorkerConfig config) {
         Map<String, Object> p = common(config);
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, config.workerId() + "-consumer");
@@ -263,6 +297,11 @@ public final class WorkerApp implements AutoCloseable {
         return dispatch.ownedPartitions();
     }
 
+    /** True once a cancel of this request has reached this worker (the most recent ones are kept). */
+    public boolean isCancelled(String requestId) {
+        return dispatch.isCancelled(requestId);
+    }
+
     /** False once the dispatch loop has stopped (closed, or failed: see the log). */
     public boolean isRunning() {
         return dispatch.isRunning();
@@ -285,6 +324,7 @@ public final class WorkerApp implements AutoCloseable {
         try {
             telemetry.close();
             dispatch.close();
+            cancellations.close();
             engine.close();
             producer.close(Duration.ofSeconds(5));
             metrics.close();

@@ -3,6 +3,7 @@ package io.kvroute.ingress.client;
 import io.kvroute.ingress.client.internal.TopicReader;
 import io.kvroute.ingress.prompt.PromptHasher;
 import io.kvroute.schemas.serde.Serdes;
+import io.kvroute.schemas.v1.CancelRequest;
 import io.kvroute.schemas.v1.InferenceRequest;
 import io.kvroute.schemas.v1.ResponseEvent;
 import java.time.Clock;
@@ -51,6 +52,8 @@ public final class KvrouteClient implements AutoCloseable {
     private final AtomicLong sendFailures = new AtomicLong();
     private final AtomicReference<Throwable> firstSendFailure = new AtomicReference<>();
     private final Object readerLock = new Object();
+    private final Object cancelLock = new Object();
+    private KafkaProducer<String, CancelRequest> cancelProducer;
     private volatile boolean closed;
     private TopicReader<ResponseEvent> reader;
     private Thread readerThread;
@@ -156,6 +159,32 @@ public final class KvrouteClient implements AutoCloseable {
         }
     }
 
+    /**
+     * Asks that a request stop: written to {@code <prefix>.cancellations} (acks=all, key = request
+     * id) and returned once acknowledged. A request not yet run is not run; a running one is aborted;
+     * either way its result is CANCELLED, unless it finished first. Throws {@link SubmitException}
+     * if the write fails.
+     */
+    public void cancel(String requestId, String reason) {
+        ensureOpen();
+        if (requestId == null || requestId.isBlank()) {
+            throw new IllegalArgumentException("request id to cancel must not be blank");
+        }
+        CancelRequest record = CancelRequest.newBuilder()
+                .setRequestId(requestId)
+                .setReason(reason)
+                .setRequestedAtMs(clock.millis())
+                .build();
+        try {
+            cancelProducer().send(new ProducerRecord<>(config.topics().cancellations().name(), requestId, record)).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SubmitException(1, e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new SubmitException(1, e.getCause());
+        }
+    }
+
     public int pendingCompletions() {
         return pending.size();
     }
@@ -169,6 +198,11 @@ public final class KvrouteClient implements AutoCloseable {
         closed = true;
         try {
             producer.close(Duration.ofSeconds(10));
+            synchronized (cancelLock) {
+                if (cancelProducer != null) {
+                    cancelProducer.close(Duration.ofSeconds(10));
+                }
+            }
         } finally {
             stopReader();
             IllegalStateException reason = new IllegalStateException("kvroute client closed before the request completed");
@@ -180,6 +214,18 @@ public final class KvrouteClient implements AutoCloseable {
     private void ensureOpen() {
         if (closed) {
             throw new IllegalStateException("kvroute client is closed");
+        }
+    }
+
+    private KafkaProducer<String, CancelRequest> cancelProducer() {
+        synchronized (cancelLock) {
+            if (cancelProducer == null) {
+                Map<String, Object> producerConfig = config.producerConfig();
+                producerConfig.put("client.id", producerConfig.get("client.id") + "-cancel");
+                cancelProducer = new KafkaProducer<>(producerConfig, new StringSerializer(),
+                        serdes.valueSerde(CancelRequest.class).serializer());
+            }
+            return cancelProducer;
         }
     }
 

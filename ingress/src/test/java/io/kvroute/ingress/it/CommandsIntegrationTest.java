@@ -1,12 +1,15 @@
 package io.kvroute.ingress.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvroute.ingress.cli.CancelCommand;
 import io.kvroute.ingress.cli.CollectCommand;
 import io.kvroute.ingress.cli.DecisionsCommand;
 import io.kvroute.ingress.cli.SubmitCommand;
+import io.kvroute.schemas.v1.CancelRequest;
 import io.kvroute.schemas.v1.DecisionOutcome;
 import io.kvroute.schemas.v1.RoutingDecision;
 import java.io.PrintWriter;
@@ -19,7 +22,12 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.time.Duration;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -150,6 +158,33 @@ class CommandsIntegrationTest {
         assertThat(none.exit).isEqualTo(1);
     }
 
+    @Test
+    void shouldWriteACancelEventKeyedByTheRequestId() {
+        Run cancel = run(new CancelCommand(), "cancel", "req-to-cancel", "--reason", "user asked");
+
+        assertThat(cancel.exit).as(cancel.err).isZero();
+        assertThat(cancel.out).contains("req-to-cancel");
+        String topic = stack.topics.cancellations().name();
+        try (KafkaConsumer<String, CancelRequest> consumer = new KafkaConsumer<>(Map.of("bootstrap.servers", stack.bootstrapServers),
+                new StringDeserializer(), stack.serdes.valueSerde(CancelRequest.class).deserializer())) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
+                    .map(p -> new TopicPartition(topic, p.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            List<ConsumerRecord<String, CancelRequest>> seen = new ArrayList<>();
+            await().atMost(Duration.ofSeconds(20)).until(() -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(seen::add);
+                return !seen.isEmpty();
+            });
+            assertThat(seen).singleElement().satisfies(r -> {
+                assertThat(r.key()).isEqualTo("req-to-cancel");
+                assertThat(r.value().getRequestId()).isEqualTo("req-to-cancel");
+                assertThat(r.value().getReason()).isEqualTo("user asked");
+                assertThat(r.value().getRequestedAtMs()).isPositive();
+            });
+        }
+    }
+
     private static RoutingDecision decision(String id) {
         return RoutingDecision.newBuilder().setRequestId(id).setTenant("default").setModel("llama-3.1-8b")
                 .setOutcome(DecisionOutcome.DISPATCHED).setRegion("eu-west").setPartition(2).setWorkerId("w-2")
@@ -178,7 +213,7 @@ class CommandsIntegrationTest {
         StringWriter err = new StringWriter();
         List<String> all = new ArrayList<>(stack.connectionArgs());
         all.addAll(List.of(args));
-        if (!(command instanceof DecisionsCommand)) {
+        if (!(command instanceof DecisionsCommand || command instanceof CancelCommand)) {
             all.add("--no-progress");
         }
         int exit = new CommandLine(command).setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))

@@ -1,6 +1,7 @@
 package io.kvroute.local.cli;
 
 import io.kvroute.bench.BenchCommand;
+import io.kvroute.ingress.cli.CancelCommand;
 import io.kvroute.ingress.cli.CollectCommand;
 import io.kvroute.ingress.cli.DecisionsCommand;
 import io.kvroute.ingress.cli.SubmitCommand;
@@ -27,6 +28,7 @@ import picocli.CommandLine.Parameters;
             SubmitCommand.class,
             CollectCommand.class,
             DecisionsCommand.class,
+            CancelCommand.class,
         })
 public final class KvrouteCommand implements Callable<Integer> {
 

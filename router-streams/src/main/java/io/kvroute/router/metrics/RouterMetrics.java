@@ -19,6 +19,7 @@ public final class RouterMetrics {
     public static final String REQUESTS_ROUTED = PREFIX + "requests.routed";
     public static final String REQUESTS_REJECTED = PREFIX + "requests.rejected";
     public static final String REQUESTS_EXPIRED = PREFIX + "requests.expired";
+    public static final String REQUESTS_CANCELLED = PREFIX + "requests.cancelled";
     public static final String REQUESTS_DEAD_LETTERED = PREFIX + "requests.dead.lettered";
     public static final String REQUESTS_PARKED = PREFIX + "requests.parked";
     public static final String DECISION_LATENCY = PREFIX + "decision.latency";
@@ -77,6 +78,11 @@ public final class RouterMetrics {
 
     public void expired() {
         expired.increment();
+    }
+
+    /** A request answered CANCELLED by the router (cancelled before it was dispatched). */
+    public void cancelled() {
+        registry.counter(REQUESTS_CANCELLED).increment();
     }
 
     public void deadLettered() {

@@ -5,6 +5,7 @@ import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.routing.FleetView;
 import io.kvroute.router.routing.Router;
+import io.kvroute.router.topology.internal.CancellationUpdater;
 import io.kvroute.router.topology.internal.DispatchRouting;
 import io.kvroute.router.topology.internal.KvEventUpdater;
 import io.kvroute.router.topology.internal.Parking;
@@ -39,6 +40,9 @@ import org.apache.kafka.streams.state.Stores;
  *                          └─ rejected ──► responses + decisions   └─────────────► decisions (every request)
  * worker-telemetry (compacted) ──► global store {@value TopologyNames#TELEMETRY_STORE} (decoded and checked on the way in)
  *                                   and the router's in-memory fleet view (per (model, region) worker lists)
+ * cancellations (compacted) ──► global store {@value TopologyNames#CANCELLATIONS_STORE} (cancelled request ids): the
+ *               router answers CANCELLED, without dispatching, a request whose id is there when it arrives or
+ *               while it is parked
  * kv-events ──► global processor ──► the router's in-memory KV-event index (last sequence per worker in
  *               global store {@value TopologyNames#KV_EVENTS_STORE})
  * </pre>
@@ -51,6 +55,7 @@ public final class RouterTopology {
     public static final String PARKED_STORE = TopologyNames.PARKED_STORE;
     public static final String TELEMETRY_STORE = TopologyNames.TELEMETRY_STORE;
     public static final String KV_EVENTS_STORE = TopologyNames.KV_EVENTS_STORE;
+    public static final String CANCELLATIONS_STORE = TopologyNames.CANCELLATIONS_STORE;
 
     private RouterTopology() {
     }
@@ -93,6 +98,15 @@ public final class RouterTopology {
                 kvEventsTopic,
                 TopologyNames.KV_EVENTS_UPDATER,
                 () -> new KvEventUpdater(kvEventsTopic, kvEventSerde.deserializer(), router.state().kvEventIndex(), metrics));
+        topology.addGlobalStore(
+                Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TopologyNames.CANCELLATIONS_STORE),
+                        org.apache.kafka.common.serialization.Serdes.String(),
+                        org.apache.kafka.common.serialization.Serdes.ByteArray()).withLoggingDisabled(),
+                TopologyNames.CANCELLATIONS_SOURCE,
+                new StringDeserializer(), new ByteArrayDeserializer(),
+                topics.cancellations().name(),
+                TopologyNames.CANCELLATIONS_UPDATER,
+                CancellationUpdater::new);
 
         topology.addSource(TopologyNames.REQUESTS_SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), requestsTopic);
         topology.addProcessor(TopologyNames.INTAKE,

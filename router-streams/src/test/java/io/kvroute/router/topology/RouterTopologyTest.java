@@ -1,12 +1,14 @@
 package io.kvroute.router.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.kvroute.platform.config.Settings;
 import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.schemas.serde.Serdes;
 import io.kvroute.schemas.topics.DeadLetterHeaders;
+import io.kvroute.schemas.v1.CancelRequest;
 import io.kvroute.schemas.v1.DecisionOutcome;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.InferenceRequest;
@@ -63,6 +65,7 @@ class RouterTopologyTest {
     private TestOutputTopic<String, RoutingDecision> decisions;
     private TestOutputTopic<String, ResponseEvent> responses;
     private TestOutputTopic<byte[], byte[]> deadLetters;
+    private TestInputTopic<String, CancelRequest> cancellations;
 
     @BeforeEach
     void startDriver() {
@@ -94,6 +97,8 @@ class RouterTopologyTest {
                 serdes.valueSerde(RoutingDecision.class).deserializer());
         responses = driver.createOutputTopic(topics.responses().name(), new StringDeserializer(),
                 serdes.valueSerde(ResponseEvent.class).deserializer());
+        cancellations = driver.createInputTopic(topics.cancellations().name(), new StringSerializer(),
+                serdes.valueSerde(CancelRequest.class).serializer());
         deadLetters = driver.createOutputTopic(topics.deadLetters().name(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
@@ -304,6 +309,58 @@ class RouterTopologyTest {
         report("east-1", "us-east", List.of(0));
         advance(100);
         assertThat(dispatchEast.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldAnswerAParkedRequestThatIsCancelledWithCancelledAndNeverDispatchIt() {
+        requests.pipeInput("parked", Records.request("parked", now()).build());
+        requests.pipeInput("kept", Records.request("kept", now()).build());
+        assertThat(metrics.parked()).isEqualTo(2);
+
+        cancel("parked");
+        advance(100);
+
+        ResponseEvent response = responses.readValue();
+        assertThat(response.getRequestId()).isEqualTo("parked");
+        assertThat(response.getAttempt()).isEqualTo(1);
+        assertThat(response.getSequence()).isZero();
+        assertThat(response.getTerminal().getStatus()).isEqualTo(ResponseStatus.CANCELLED);
+        assertThat(responses.isEmpty()).isTrue();
+        RoutingDecision decision = decisions.readValue();
+        assertThat(decision.getRequestId()).isEqualTo("parked");
+        assertThat(decision.getReason()).startsWith("cancelled");
+        assertThat(metrics.parked()).isEqualTo(1);
+        assertThat(metrics.registry().counter(RouterMetrics.REQUESTS_CANCELLED).count()).isEqualTo(1.0);
+
+        report("east-1", "us-east", List.of(0, 1));
+        advance(100);
+        assertThat(dispatchEast.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("kept");
+        assertThat(responses.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldAnswerARequestCancelledBeforeItArrivesWithCancelledWithoutDispatch() {
+        report("east-1", "us-east", List.of(0, 1));
+        cancel("too-late");
+
+        requests.pipeInput("too-late", Records.request("too-late", now()).build());
+        requests.pipeInput("wanted", Records.request("wanted", now()).build());
+
+        ResponseEvent response = responses.readValue();
+        assertThat(response.getRequestId()).isEqualTo("too-late");
+        assertThat(response.getAttempt()).isEqualTo(1);
+        assertThat(response.getSequence()).isZero();
+        assertThat(response.getTextDelta()).isNull();
+        assertThat(response.getTerminal().getStatus()).isEqualTo(ResponseStatus.CANCELLED);
+        assertThat(responses.isEmpty()).isTrue();
+        assertThat(decisions.readValuesToList()).extracting(RoutingDecision::getRequestId, RoutingDecision::getOutcome)
+                .containsExactly(tuple("too-late", DecisionOutcome.REJECTED), tuple("wanted", DecisionOutcome.DISPATCHED));
+        assertThat(dispatchEast.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("wanted");
+    }
+
+    private void cancel(String requestId) {
+        cancellations.pipeInput(requestId, CancelRequest.newBuilder().setRequestId(requestId).setReason("test")
+                .setRequestedAtMs(now()).build());
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.kvroute.schemas.topics;
 
+import io.kvroute.schemas.v1.CancelRequest;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.InferenceRequest;
 import io.kvroute.schemas.v1.KvCacheEvent;
@@ -79,6 +80,13 @@ public final class KvrouteTopics {
         return new TopicSpec<>(name("responses"), ResponseEvent.class, "requestId", partitions, DELETE_7D);
     }
 
+    /** Cancel events, compacted so the latest word on each request id is kept; partitioned like the requests topic. */
+    public TopicSpec<CancelRequest> cancellations() {
+        // compacted so the latest cancel per id stays, deleted after the requests' own retention so it cannot grow forever
+        return new TopicSpec<>(name("cancellations"), CancelRequest.class, "requestId", partitions,
+                Map.of("cleanup.policy", "compact,delete", "retention.ms", "604800000"));
+    }
+
     /** Dead letters: the original bytes, with the reason in headers (see {@link DeadLetterHeaders}). */
     public TopicSpec<byte[]> deadLetters() {
         return new TopicSpec<>(name("dlq"), byte[].class, "original key", 1, DELETE_7D);
@@ -86,7 +94,7 @@ public final class KvrouteTopics {
 
     /** All topics of a deployment whose regions have the given number of GPU slots. */
     public List<TopicSpec<?>> all(Map<String, Integer> slotsByRegion) {
-        List<TopicSpec<?>> specs = new ArrayList<>(List.of(requests(), workerTelemetry(), kvEvents(), decisions(), responses(), deadLetters()));
+        List<TopicSpec<?>> specs = new ArrayList<>(List.of(requests(), workerTelemetry(), kvEvents(), decisions(), responses(), cancellations(), deadLetters()));
         slotsByRegion.forEach((region, slots) -> specs.add(dispatch(region, slots)));
         return specs;
     }

@@ -12,6 +12,7 @@ import io.kvroute.worker.config.WorkerConfig;
 import io.kvroute.worker.consumer.internal.FinishedOffsetsCodec;
 import io.kvroute.worker.consumer.internal.Outcome;
 import io.kvroute.worker.consumer.internal.PartitionProgress;
+import io.kvroute.worker.consumer.internal.RecentlyCancelled;
 import io.kvroute.worker.consumer.internal.RequestRun;
 import io.kvroute.worker.consumer.internal.ResponseEvents;
 import io.kvroute.worker.engine.EnginePrompt;
@@ -69,6 +70,13 @@ import org.slf4j.LoggerFactory;
  * ({@link PartitionProgress}). Every consumer call stays on the poll thread. Partitions are
  * paused while the engine queue is above its bound, so the consumer keeps polling and stays in
  * its group.
+ *
+ * <p>Cancels arrive from another thread through {@link #cancel(String)}: the id joins a bounded
+ * set of recently cancelled ids (a dispatch record read later is answered CANCELLED without
+ * running) and is queued for the poll thread, which ends a run of that request on this worker
+ * CANCELLED (tokens so far, finish reason "cancelled") and stops it in the engine. The CANCELLED
+ * terminal goes through the same transaction as every other, and a run that finished first keeps
+ * its own terminal: one terminal per request either way.
  */
 public final class DispatchConsumer implements Runnable, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DispatchConsumer.class);
@@ -98,6 +106,8 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
     private final WorkerMetrics metrics;
     private final LongSupplier clock;
     private final ConcurrentLinkedQueue<Outcome> outcomes = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<String> cancels = new ConcurrentLinkedQueue<>();
+    private final RecentlyCancelled recentlyCancelled = new RecentlyCancelled(RecentlyCancelled.DEFAULT_CAPACITY);
     private final List<Outcome> retrying = new ArrayList<>();
     private final Map<TopicPartition, Owned> owned = new HashMap<>();
     private final Set<TopicPartition> dirty = new HashSet<>();
@@ -138,6 +148,20 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
         return failure;
     }
 
+    /**
+     * Cancels a request, from any thread: it will not start on this worker, and if it runs here now
+     * it is stopped and answered CANCELLED by the poll thread.
+     */
+    public void cancel(String requestId) {
+        recentlyCancelled.add(requestId);
+        cancels.add(requestId);
+    }
+
+    /** True if a cancel of this request was received recently (the last {@value RecentlyCancelled#DEFAULT_CAPACITY} kept). */
+    public boolean isCancelled(String requestId) {
+        return recentlyCancelled.contains(requestId);
+    }
+
     public boolean isRunning() {
         return stopped.getCount() > 0;
     }
@@ -157,6 +181,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
                 for (TopicPartition tp : records.partitions()) {
                     handle(tp, records.records(tp));
                 }
+                applyCancels();
                 commitIfDue(false);
                 applyBackPressure();
             }
@@ -195,7 +220,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
         } catch (RuntimeException e) {
             LOG.warn("final commit of worker {} failed: {}", config.workerId(), e.toString());
         }
-        owned.values().forEach(o -> o.requestIds.forEach(engine::cancel));
+        owned.values().forEach(o -> o.runs.keySet().forEach(engine::cancel));
         owned.clear();
         ownedPartitions = List.of();
         try {
@@ -263,7 +288,13 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
             outcomes.add(Outcome.terminal(tp, offset, partition.epoch, events.expired(now), null, Outcome.Kind.EXPIRED, -1));
             return;
         }
-        if (owned.values().stream().anyMatch(p -> p.requestIds.contains(request.getRequestId()))) {
+        if (recentlyCancelled.contains(request.getRequestId())) {
+            LOG.info("request {} was cancelled before it started on worker {}", request.getRequestId(), config.workerId());
+            outcomes.add(Outcome.terminal(tp, offset, partition.epoch,
+                    events.cancelled(0, "cancelled before it started", new EngineUsage(0, 0, 0), now), null, Outcome.Kind.CANCELLED, -1));
+            return;
+        }
+        if (owned.values().stream().anyMatch(p -> p.runs.containsKey(request.getRequestId()))) {
             // the engine keys runs by request id and attempt: a second run would orphan the first
             outcomes.add(Outcome.terminal(tp, offset, partition.epoch,
                     events.failed(0, "request id " + request.getRequestId() + " is already running on this worker",
@@ -275,10 +306,26 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
                 request.getPrefixBlockHashes().stream().mapToLong(Long::longValue).toArray(),
                 request.getPrefixBlockTokens() > 0 ? request.getPrefixBlockTokens() : EngineRequest.DEFAULT_BLOCK_TOKENS,
                 now, prompt(request));
-        partition.requestIds.add(request.getRequestId());
         RequestRun run = new RequestRun(events, tp, offset, partition.epoch, config.chunkTokens(), this::sendChunk,
                 outcomes::add, metrics::tokens, clock);
+        partition.runs.put(request.getRequestId(), run);
         engine.submit(engineRequest, run);
+    }
+
+    /** Ends the runs of cancelled requests on this worker, queued or running in the engine. */
+    private void applyCancels() {
+        for (String requestId; (requestId = cancels.poll()) != null; ) {
+            for (Owned partition : owned.values()) {
+                RequestRun run = partition.runs.get(requestId);
+                if (run == null) {
+                    continue;
+                }
+                engine.cancel(requestId);
+                if (run.cancel("cancelled while running on worker " + config.workerId())) {
+                    LOG.info("request {} cancelled on worker {}", requestId, config.workerId());
+                }
+            }
+        }
     }
 
     /** The request's text and sampling for engines that drive a real server. */
@@ -400,7 +447,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
         for (Outcome o : batch) {
             Owned partition = owned.get(o.source());
             if (partition != null && o.terminal() != null) {
-                partition.requestIds.remove(o.terminal().getRequestId());
+                partition.runs.remove(o.terminal().getRequestId());
             }
             record(o);
         }
@@ -412,6 +459,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
             case FAILED -> metrics.failed();
             case REJECTED -> metrics.rejected();
             case EXPIRED -> metrics.expired();
+            case CANCELLED -> metrics.cancelled();
             case DEAD_LETTER -> metrics.deadLetter();
             default -> throw new IllegalStateException("unknown outcome " + o.kind());
         }
@@ -508,7 +556,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
             Owned partition = owned.remove(tp);
             dirty.remove(tp);
             if (partition != null) {
-                partition.requestIds.forEach(engine::cancel);
+                partition.runs.keySet().forEach(engine::cancel);
             }
         }
         publishOwnership();
@@ -562,11 +610,11 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
         }
     }
 
-    /** An owned partition: its progress and the requests of it running in the engine. */
+    /** An owned partition: its progress and the runs of its requests in the engine, by request id. */
     private static final class Owned {
         final PartitionProgress progress;
         final long epoch;
-        final Set<String> requestIds = new HashSet<>();
+        final Map<String, RequestRun> runs = new HashMap<>();
 
         Owned(PartitionProgress progress, long epoch) {
             this.progress = progress;

@@ -40,6 +40,7 @@ public final class WorkerMetrics implements AutoCloseable {
     private final Counter failed;
     private final Counter rejected;
     private final Counter expired;
+    private final Counter cancelled;
     private final Counter deadLetters;
     private final Counter transactionsCommitted;
     private final Counter transactionsAborted;
@@ -60,6 +61,7 @@ public final class WorkerMetrics implements AutoCloseable {
         failed = Counter.builder(REQUESTS).tags(tags).tag("status", "failed").register(registry);
         rejected = Counter.builder(REQUESTS).tags(tags).tag("status", "rejected").register(registry);
         expired = Counter.builder(REQUESTS).tags(tags).tag("status", "expired").register(registry);
+        cancelled = Counter.builder(REQUESTS).tags(tags).tag("status", "cancelled").register(registry);
         deadLetters = Counter.builder(DEAD_LETTERS).tags(tags).register(registry);
         transactionsCommitted = Counter.builder(TRANSACTIONS).tags(tags).tag("outcome", "committed").register(registry);
         transactionsAborted = Counter.builder(TRANSACTIONS).tags(tags).tag("outcome", "aborted").register(registry);
@@ -101,6 +103,10 @@ public final class WorkerMetrics implements AutoCloseable {
 
     public void expired() {
         expired.increment();
+    }
+
+    public void cancelled() {
+        cancelled.increment();
     }
 
     public void deadLetter() {

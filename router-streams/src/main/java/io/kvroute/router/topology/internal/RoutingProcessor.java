@@ -24,6 +24,7 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,7 +36,10 @@ import org.slf4j.LoggerFactory;
  * DISPATCHED decision. A request that fits nowhere yet (no telemetry, every worker saturated)
  * is parked in the persistent {@value TopologyNames#PARKED_STORE} store and retried in arrival
  * order on a wall-clock punctuator; if its deadline passes while parked it gets an EXPIRED
- * terminal, and after {@code parkedMaxMs} a REJECTED one (outcome NO_CAPACITY).
+ * terminal, and after {@code parkedMaxMs} a REJECTED one (outcome NO_CAPACITY). A request whose id
+ * is in the {@value TopologyNames#CANCELLATIONS_STORE} global store when it arrives, or when its
+ * parked turn comes, gets a CANCELLED terminal (attempt 1, sequence 0) and a REJECTED decision
+ * saying it was cancelled, and is never dispatched.
  *
  * <p>The {@link Router} (policy, pending-load ledger, prefix index) is shared by every task of
  * one application instance, so the ledger sees all of this instance's placements whichever
@@ -59,6 +63,7 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
     private ProcessorContext<Object, Object> context;
     private TelemetryView telemetry;
     private KeyValueStore<String, InferenceRequest> parked;
+    private ReadOnlyKeyValueStore<String, byte[]> cancellations;
     private Cancellable retry;
     private long nextSequence;
     private long parkedCount;
@@ -82,6 +87,7 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
         this.context = context;
         this.telemetry = new TelemetryView(context.getStateStore(TopologyNames.TELEMETRY_STORE), telemetryTopic, telemetryDeserializer);
         this.parked = context.getStateStore(TopologyNames.PARKED_STORE);
+        this.cancellations = context.getStateStore(TopologyNames.CANCELLATIONS_STORE);
         fleet.putAllIfNewer(telemetry.snapshots());
         try (KeyValueIterator<String, InferenceRequest> it = parked.all()) {
             while (it.hasNext()) {
@@ -100,6 +106,10 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
     public void process(Record<String, InferenceRequest> record) {
         long now = context.currentSystemTimeMs();
         InferenceRequest request = record.value();
+        if (isCancelled(request)) {
+            cancel(request, "cancelled before it was dispatched", now);
+            return;
+        }
         // while anything waits, newcomers queue behind it: freed capacity goes in arrival order
         if (parkedCount == 0 && tryPlace(request, now) == null) {
             return;
@@ -154,6 +164,11 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
                 KeyValue<String, InferenceRequest> entry = it.next();
                 InferenceRequest request = entry.value;
                 ParkedKey key = ParkedKey.decode(entry.key);
+                if (isCancelled(request)) {
+                    cancel(request, "cancelled while waiting for capacity", now);
+                    done.add(entry.key);
+                    continue;
+                }
                 if (request.getDeadlineMs() != null && request.getDeadlineMs() <= now) {
                     expire(request, now);
                     done.add(entry.key);
@@ -184,6 +199,20 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
                 new RecordHeaders()), TopologyNames.RESPONSES_SINK);
         context.forward(new Record<Object, Object>(id, Conversions.refusedDecision(id, request, DecisionOutcome.NO_CAPACITY,
                 policyName, 0, "expired: " + reason, now), now, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
+    }
+
+    private boolean isCancelled(InferenceRequest request) {
+        return cancellations.get(request.getRequestId()) != null;
+    }
+
+    private void cancel(InferenceRequest request, String why, long now) {
+        String id = request.getRequestId();
+        metrics.cancelled();
+        LOG.info("request {} {}", id, why);
+        context.forward(new Record<Object, Object>(id, Conversions.terminal(id, request, ResponseStatus.CANCELLED, why, now), now,
+                new RecordHeaders()), TopologyNames.RESPONSES_SINK);
+        context.forward(new Record<Object, Object>(id, Conversions.refusedDecision(id, request, DecisionOutcome.REJECTED,
+                policyName, 0, "cancelled: " + why, now), now, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
     }
 
     private void giveUp(InferenceRequest request, String lastReason, long now) {

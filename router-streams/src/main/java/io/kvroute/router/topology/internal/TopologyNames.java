@@ -15,6 +15,9 @@ public final class TopologyNames {
     public static final String KV_EVENTS_SOURCE = "kvroute-kv-events-source";
     public static final String KV_EVENTS_UPDATER = "kvroute-kv-events-updater";
     public static final String KV_EVENTS_STORE = "router-kv-event-sequences";
+    public static final String CANCELLATIONS_SOURCE = "kvroute-cancellations-source";
+    public static final String CANCELLATIONS_UPDATER = "kvroute-cancellations-updater";
+    public static final String CANCELLATIONS_STORE = "router-cancelled-requests";
     public static final String PARKED_STORE = "router-parked-requests";
 
     private TopologyNames() {

@@ -28,7 +28,7 @@ public record Outcome(TopicPartition source, long offset, long epoch, ResponseEv
                       ProducerRecord<byte[], byte[]> deadLetter, Future<RecordMetadata> lastChunk, Kind kind, long ttftMs) {
 
     /** What ended a dispatch record. */
-    public enum Kind { COMPLETED, FAILED, REJECTED, EXPIRED, DEAD_LETTER }
+    public enum Kind { COMPLETED, FAILED, REJECTED, EXPIRED, CANCELLED, DEAD_LETTER }
 
     public static Outcome terminal(TopicPartition source, long offset, long epoch, ResponseEvent terminal,
                                    Future<RecordMetadata> lastChunk, Kind kind, long ttftMs) {

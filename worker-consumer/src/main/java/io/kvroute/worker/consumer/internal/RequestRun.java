@@ -15,7 +15,8 @@ import org.apache.kafka.common.TopicPartition;
  * Listens to one request in the engine: gathers tokens into chunks of {@code chunkTokens}, sends
  * each chunk at once (numbered 0, 1, 2...), and at the end hands a terminal event numbered after
  * the last chunk to the poll thread, which writes it in a transaction with the offset commit.
- * Runs on the engine's thread.
+ * Runs on the engine's thread, except {@link #cancel}, which the poll thread calls; whichever ends
+ * the run first writes its one terminal event, and later calls are ignored.
  */
 public final class RequestRun implements EngineListener {
 
@@ -63,7 +64,7 @@ public final class RequestRun implements EngineListener {
     }
 
     @Override
-    public void onTokens(String textDelta, int count) {
+    public synchronized void onTokens(String textDelta, int count) {
         if (ended) {
             return;
         }
@@ -77,7 +78,7 @@ public final class RequestRun implements EngineListener {
     }
 
     @Override
-    public void onFinished(String finishReason, EngineUsage usage, long ttftMs) {
+    public synchronized void onFinished(String finishReason, EngineUsage usage, long ttftMs) {
         if (ended) {
             return;
         }
@@ -93,7 +94,7 @@ public final class RequestRun implements EngineListener {
 
     /** A rejection ends the request REJECTED (the router does not retry it); every other failure FAILED. */
     @Override
-    public void onFailure(EngineFailure failure) {
+    public synchronized void onFailure(EngineFailure failure) {
         if (failure.retryable()) {
             onFailed(failure.describe());
             return;
@@ -111,7 +112,7 @@ public final class RequestRun implements EngineListener {
     }
 
     @Override
-    public void onFailed(String error) {
+    public synchronized void onFailed(String error) {
         if (ended) {
             return;
         }
@@ -121,6 +122,23 @@ public final class RequestRun implements EngineListener {
             error = error + "; token chunk could not be sent: " + e.getMessage();
         }
         end(events.failed(nextSequence, error, new EngineUsage(0, tokensSoFar, 0), clock.getAsLong()), Outcome.Kind.FAILED, -1);
+    }
+
+    /**
+     * Ends the run CANCELLED with the tokens streamed so far (pending ones are sent first) unless
+     * it has already ended; the caller stops the request in the engine. True if this call ended it.
+     */
+    public synchronized boolean cancel(String reason) {
+        if (ended) {
+            return false;
+        }
+        try {
+            flushChunk();
+        } catch (RuntimeException e) {
+            reason = reason + "; token chunk could not be sent: " + e.getMessage();
+        }
+        end(events.cancelled(nextSequence, reason, new EngineUsage(0, tokensSoFar, 0), clock.getAsLong()), Outcome.Kind.CANCELLED, -1);
+        return true;
     }
 
     /** Sends the pending tokens as the next chunk; if sending throws, they stay pending for the next try. */

@@ -8,6 +8,7 @@ import io.kvroute.worker.engine.EngineUsage;
 
 /** Builds the chunk and terminal {@link ResponseEvent}s of one attempt of a request. */
 public final class ResponseEvents {
+    public static final String CANCELLED_FINISH_REASON = "cancelled";
     private final String requestId;
     private final String customId;
     private final int attempt;
@@ -45,6 +46,11 @@ public final class ResponseEvents {
 
     public ResponseEvent expired(long nowMs) {
         return terminal(0, ResponseStatus.EXPIRED, null, new EngineUsage(0, 0, 0), null, "deadline passed before the request ran", nowMs);
+    }
+
+    /** The request was cancelled (finish reason "cancelled"); {@code usage} is what it used until then. */
+    public ResponseEvent cancelled(int sequence, String reason, EngineUsage usage, long nowMs) {
+        return terminal(sequence, ResponseStatus.CANCELLED, CANCELLED_FINISH_REASON, usage, null, reason, nowMs);
     }
 
     private ResponseEvent terminal(int sequence, ResponseStatus status, String finishReason, EngineUsage usage,
