@@ -14,6 +14,7 @@ import io.kvroute.worker.consumer.internal.Outcome;
 import io.kvroute.worker.consumer.internal.PartitionProgress;
 import io.kvroute.worker.consumer.internal.RecentlyCancelled;
 import io.kvroute.worker.consumer.internal.RequestRun;
+import io.kvroute.worker.consumer.internal.RunAttempt;
 import io.kvroute.worker.consumer.internal.ResponseEvents;
 import io.kvroute.worker.engine.EnginePrompt;
 import io.kvroute.worker.engine.EngineRequest;
@@ -270,7 +271,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
             } catch (RuntimeException e) {
                 LOG.warn("request at {}@{} could not be started: {}", tp, offset, e.toString());
                 InferenceRequest request = dispatched.getRequest();
-                ResponseEvents events = new ResponseEvents(request.getRequestId(), request.getCustomId(), dispatched.getAttempt(),
+                ResponseEvents events = new ResponseEvents(request.getRequestId(), request.getCustomId(), runAttempt(dispatched),
                         config.workerId(), config.region());
                 outcomes.add(Outcome.terminal(tp, offset, partition.epoch,
                         events.failed(0, "worker could not start the request: " + e.getMessage(), new EngineUsage(0, 0, 0), clock.getAsLong()),
@@ -279,9 +280,15 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
         }
     }
 
+    /** Called on the poll thread only: the group generation comes from the consumer. */
+    private int runAttempt(DispatchedRequest dispatched) {
+        return RunAttempt.of(Math.max(1, dispatched.getAttempt()), consumer.groupMetadata().generationId());
+    }
+
     private void start(TopicPartition tp, Owned partition, long offset, DispatchedRequest dispatched) {
         InferenceRequest request = dispatched.getRequest();
-        ResponseEvents events = new ResponseEvents(request.getRequestId(), request.getCustomId(), dispatched.getAttempt(),
+        int attempt = runAttempt(dispatched);
+        ResponseEvents events = new ResponseEvents(request.getRequestId(), request.getCustomId(), attempt,
                 config.workerId(), config.region());
         long now = clock.getAsLong();
         if (request.getDeadlineMs() != null && request.getDeadlineMs() < now) {
@@ -301,7 +308,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
                             new EngineUsage(0, 0, 0), now), null, Outcome.Kind.FAILED, -1));
             return;
         }
-        EngineRequest engineRequest = new EngineRequest(request.getRequestId(), dispatched.getAttempt(),
+        EngineRequest engineRequest = new EngineRequest(request.getRequestId(), attempt,
                 promptTokens(request), Math.max(1, request.getMaxTokens()),
                 request.getPrefixBlockHashes().stream().mapToLong(Long::longValue).toArray(),
                 request.getPrefixBlockTokens() > 0 ? request.getPrefixBlockTokens() : EngineRequest.DEFAULT_BLOCK_TOKENS,

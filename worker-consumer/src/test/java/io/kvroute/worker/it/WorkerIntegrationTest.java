@@ -159,9 +159,15 @@ class WorkerIntegrationTest {
             assertThat(terminal.getTerminal().getRegion()).isEqualTo(REGION);
             assertThat(terminal.getCustomId()).isEqualTo("custom-" + id);
 
+            // the response rule: only the highest attempt counts; a run abandoned in a handover has a lower one
+            assertThat(mine).as("no event of " + id + " outranks its terminal")
+                    .allSatisfy(e -> assertThat(e.getAttempt()).isLessThanOrEqualTo(terminal.getAttempt()));
             Map<Integer, String> chunks = new HashMap<>();
             List<Integer> arrival = new ArrayList<>();
             for (ResponseEvent e : mine) {
+                if (e.getAttempt() != terminal.getAttempt()) {
+                    continue;
+                }
                 if (e.getTerminal() == null) {
                     String previous = chunks.putIfAbsent(e.getSequence(), e.getTextDelta());
                     assertThat(previous == null || previous.equals(e.getTextDelta())).as("a repeated chunk has the same text").isTrue();
