@@ -244,6 +244,25 @@ class WorkerIntegrationTest {
     }
 
     @Test
+    void shouldAnswerARequestPastItsDeadlineExpiredWithoutRunningIt() throws Exception {
+        ResponseLog<ResponseEvent> responses = log(ResponseLog.responses(bootstrap, topics.responses().name(), RESPONSE_PARTITIONS, serdes));
+        WorkerApp worker = startWorker("w-deadline", 10);
+        await().atMost(Duration.ofSeconds(30)).until(() -> worker.ownedPartitions().size() == SLOTS);
+        DispatchedRequest late = dispatched("late", 0, 200, 40, new long[] {7});
+        late.getRequest().setDeadlineMs(System.currentTimeMillis() - 1_000);
+        send(late);
+        List<String> onTime = sendRequests("on-time-", 2, 40);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> ResponseLog.terminalsByRequest(responses.poll()).keySet().containsAll(onTime)
+                && ResponseLog.terminalsByRequest(responses.poll()).containsKey("late"));
+        List<ResponseEvent> lateEvents = responses.poll().stream().filter(e -> e.getRequestId().equals("late")).toList();
+        assertThat(lateEvents).hasSize(1);
+        assertThat(lateEvents.get(0).getTerminal().getStatus()).isEqualTo(ResponseStatus.EXPIRED);
+        assertThat(lateEvents.get(0).getTerminal().getUsage().getCompletionTokens()).isZero();
+        assertCompletedExactlyOnce(responses.poll(), onTime, 40);
+    }
+
+    @Test
     void shouldShareTheRegionBetweenTwoWorkersAndCompleteEachRequestOnce() throws Exception {
         ResponseLog<ResponseEvent> responses = log(ResponseLog.responses(bootstrap, topics.responses().name(), RESPONSE_PARTITIONS, serdes));
         WorkerApp first = startWorker("w-1", 10);
