@@ -76,6 +76,18 @@ public record FleetSpec(List<Region> regions) {
         return new FleetSpec(regions);
     }
 
+    /** GPUs per region, in order: the dispatch topics' partition counts. */
+    public java.util.Map<String, Integer> gpusByRegion() {
+        java.util.Map<String, Integer> gpus = new java.util.LinkedHashMap<>();
+        regions.forEach(r -> gpus.put(r.name(), r.gpus()));
+        return gpus;
+    }
+
+    /** Region names, comma separated, as {@code router.regions} takes them. */
+    public String regionNames() {
+        return regions.stream().map(Region::name).collect(Collectors.joining(","));
+    }
+
     public int totalGpus() {
         return regions.stream().mapToInt(Region::gpus).sum();
     }

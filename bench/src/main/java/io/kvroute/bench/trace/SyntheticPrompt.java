@@ -1,5 +1,6 @@
 package io.kvroute.bench.trace;
 
+import io.kvroute.ingress.prompt.PromptHasher;
 import java.util.SplittableRandom;
 
 /**
@@ -8,7 +9,8 @@ import java.util.SplittableRandom;
  * ingress hasher (4 characters per token) finds the same shared blocks the trace describes.
  */
 public final class SyntheticPrompt {
-    public static final int CHARS_PER_TOKEN = 4;
+    /** The ingress hasher's token estimate, so trace blocks become exactly its hash blocks. */
+    public static final int CHARS_PER_TOKEN = PromptHasher.CHARS_PER_TOKEN;
     private static final String[] WORDS = {
         "the", "kernel", "cache", "prefix", "tensor", "router", "region", "token", "batch", "decode",
         "prefill", "layer", "block", "query", "value", "model", "stream", "slot", "queue", "attention",

@@ -1,7 +1,6 @@
 package io.kvroute.local.cli;
 
-import io.kvroute.local.stack.Fleet;
-import io.kvroute.local.stack.RegionSpec;
+import io.kvroute.local.stack.LocalFleet;
 import io.kvroute.platform.kafka.TopicCreator;
 import io.kvroute.schemas.topics.KvrouteTopics;
 import io.kvroute.schemas.topics.TopicSpec;
@@ -33,8 +32,7 @@ public final class TopicsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        List<RegionSpec> fleet = RegionSpec.parseFleet(regions);
-        List<TopicSpec<?>> specs = new KvrouteTopics(prefix, partitions).all(Fleet.slotsByRegion(fleet));
+        List<TopicSpec<?>> specs = new KvrouteTopics(prefix, partitions).all(LocalFleet.parse(regions).gpusByRegion());
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers))) {
             new TopicCreator(admin, replicationFactor).ensure(specs);
         }

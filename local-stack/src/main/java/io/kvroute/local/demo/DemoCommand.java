@@ -1,6 +1,7 @@
 package io.kvroute.local.demo;
 
-import io.kvroute.local.stack.RegionSpec;
+import io.kvroute.bench.sim.FleetSpec;
+import io.kvroute.local.stack.LocalFleet;
 import io.kvroute.bench.trace.MooncakeTrace;
 import io.kvroute.bench.trace.TraceRequest;
 import java.nio.file.Files;
@@ -75,7 +76,7 @@ public final class DemoCommand implements Callable<Integer> {
         }
         Path tracePath = trace != null ? trace : defaultTrace();
         List<TraceRequest> replay = MooncakeTrace.read(tracePath, requests);
-        List<RegionSpec> regions = fleet == null ? RegionSpec.defaultFleet() : RegionSpec.parseFleet(fleet);
+        FleetSpec regions = LocalFleet.parse(fleet == null ? LocalFleet.DEFAULT : fleet);
         Path dir = workDir != null ? workDir : Files.createDirectories(Path.of(".kvroute")).resolve("demo-" + System.currentTimeMillis());
         DemoRun.Options options = new DemoRun.Options(tracePath.getFileName().toString(), replay, policy, regions, timeScale,
                 drainTimeout, dir, settings);

@@ -5,7 +5,8 @@ import io.kvroute.ingress.client.Completion;
 import io.kvroute.ingress.client.KvrouteClient;
 import io.kvroute.ingress.client.SubmitRequest;
 import io.kvroute.local.stack.LocalStack;
-import io.kvroute.local.stack.RegionSpec;
+import io.kvroute.bench.sim.FleetSpec;
+import io.kvroute.local.stack.KvrouteServices;
 import io.kvroute.bench.trace.SyntheticPrompt;
 import io.kvroute.bench.trace.TraceRequest;
 import io.kvroute.schemas.v1.ResponseStatus;
@@ -31,7 +32,7 @@ public final class DemoRun {
      * @param timeScale arrival-time compression: 2.0 replays the trace twice as fast
      * @param drainTimeout how long to wait for results after the last request is sent
      */
-    public record Options(String traceName, List<TraceRequest> trace, String policy, List<RegionSpec> fleet, double timeScale,
+    public record Options(String traceName, List<TraceRequest> trace, String policy, FleetSpec fleet, double timeScale,
                           Duration drainTimeout, Path workDir, Map<String, String> settings) {
     }
 
@@ -54,7 +55,7 @@ public final class DemoRun {
         });
         ticker.scheduleAtFixedRate(() -> peakRss.accumulateAndGet(ProcessMemory.totalRssBytes(pids), Math::max), 0, 500, TimeUnit.MILLISECONDS);
         progress.println("kvroute demo: starting the local stack (KRaft broker, schema registry, router, "
-                + options.fleet().stream().mapToInt(RegionSpec::slots).sum() + " simulated GPUs in " + options.fleet().size() + " regions)...");
+                + options.fleet().totalGpus() + " simulated GPUs in " + options.fleet().regions().size() + " regions)...");
         try (LocalStack stack = new LocalStack(options.workDir(), options.fleet(), options.policy(), options.settings()).start()) {
             pids.addAll(stack.childPids());
             ClientConfig clientConfig = ClientConfig.of(Map.of(
@@ -93,7 +94,7 @@ public final class DemoRun {
             int index = i;
             SubmitRequest submit = SubmitRequest.builder()
                     .customId("trace-" + i)
-                    .model(LocalStack.MODEL)
+                    .model(KvrouteServices.MODEL)
                     .prompt(SyntheticPrompt.forRequest(request))
                     .maxTokens(request.outputTokens())
                     .build();

@@ -1,5 +1,6 @@
 package io.kvroute.local.stack;
 
+import io.kvroute.bench.sim.FleetSpec;
 import io.kvroute.platform.config.Settings;
 import io.kvroute.platform.kafka.TopicCreator;
 import io.kvroute.router.RouterApp;
@@ -32,19 +33,19 @@ public final class KvrouteServices implements AutoCloseable {
     private final String bootstrapServers;
     private final String registryUrl;
     private final KvrouteTopics topics;
-    private final List<RegionSpec> regions;
+    private final FleetSpec fleet;
     private final String policy;
     private final Path stateDir;
     private final Map<String, String> extraSettings;
     private RouterApp router;
     private final List<WorkerApp> workers = new ArrayList<>();
 
-    public KvrouteServices(String bootstrapServers, String registryUrl, KvrouteTopics topics, List<RegionSpec> regions,
+    public KvrouteServices(String bootstrapServers, String registryUrl, KvrouteTopics topics, FleetSpec fleet,
                            String policy, Path stateDir, Map<String, String> extraSettings) {
         this.bootstrapServers = bootstrapServers;
         this.registryUrl = registryUrl;
         this.topics = topics;
-        this.regions = List.copyOf(regions);
+        this.fleet = fleet;
         this.policy = policy;
         this.stateDir = stateDir;
         this.extraSettings = Map.copyOf(extraSettings);
@@ -58,17 +59,17 @@ public final class KvrouteServices implements AutoCloseable {
             close();
             throw e;
         }
-        LOG.info("router ({}) and {} workers in {} regions running", policy, workers.size(), regions.size());
+        LOG.info("router ({}) and {} workers in {} regions running", policy, workers.size(), fleet.regions().size());
         return this;
     }
 
     private void startAll() {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers))) {
-            new TopicCreator(admin, (short) 1).ensure(topics.all(Fleet.slotsByRegion(regions)));
+            new TopicCreator(admin, (short) 1).ensure(topics.all(fleet.gpusByRegion()));
         }
         router = RouterApp.start(routerSettings());
-        for (RegionSpec region : regions) {
-            for (int slot = 0; slot < region.slots(); slot++) {
+        for (FleetSpec.Region region : fleet.regions()) {
+            for (int slot = 0; slot < region.gpus(); slot++) {
                 workers.add(WorkerApp.start(workerSettings(region, slot)));
             }
         }
@@ -87,7 +88,7 @@ public final class KvrouteServices implements AutoCloseable {
 
     public Settings routerSettings() {
         return common()
-                .set("router.regions", Fleet.regionNames(regions))
+                .set("router.regions", fleet.regionNames())
                 .set("router.policy", policy)
                 .set("router.models", MODEL + ":" + MODEL_CONTEXT_TOKENS)
                 .set("router.max.prompt.tokens", Integer.toString(MODEL_CONTEXT_TOKENS))
@@ -97,12 +98,12 @@ public final class KvrouteServices implements AutoCloseable {
                 .build();
     }
 
-    public Settings workerSettings(RegionSpec region, int slot) {
+    public Settings workerSettings(FleetSpec.Region region, int slot) {
         return common()
                 .set("worker.id", region.name() + "-" + slot)
                 .set("worker.region", region.name())
                 .set("worker.models", MODEL)
-                .set("worker.network.delay.ms", Long.toString(region.networkDelayMs()))
+                .set("worker.network.delay.ms", Long.toString(region.delayMs()))
                 .overrides(extraSettings)
                 .build();
     }

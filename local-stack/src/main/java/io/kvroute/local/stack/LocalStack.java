@@ -1,5 +1,6 @@
 package io.kvroute.local.stack;
 
+import io.kvroute.bench.sim.FleetSpec;
 import io.kvroute.platform.registry.ApicurioRegistry;
 import io.kvroute.schemas.topics.KvrouteTopics;
 import java.nio.file.Path;
@@ -15,10 +16,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class LocalStack implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LocalStack.class);
-    public static final String MODEL = KvrouteServices.MODEL;
 
     private final Path dir;
-    private final List<RegionSpec> regions;
+    private final FleetSpec fleet;
     private final String policy;
     private final Map<String, String> extraSettings;
     private final KvrouteTopics topics = KvrouteTopics.defaults();
@@ -26,9 +26,9 @@ public final class LocalStack implements AutoCloseable {
     private ApicurioRegistry registry;
     private KvrouteServices services;
 
-    public LocalStack(Path dir, List<RegionSpec> regions, String policy, Map<String, String> extraSettings) {
+    public LocalStack(Path dir, FleetSpec fleet, String policy, Map<String, String> extraSettings) {
         this.dir = dir;
-        this.regions = List.copyOf(regions);
+        this.fleet = fleet;
         this.policy = policy;
         this.extraSettings = Map.copyOf(extraSettings);
     }
@@ -42,7 +42,7 @@ public final class LocalStack implements AutoCloseable {
             registry = ApicurioRegistry.start(dir.resolve("registry"));
             LOG.info("broker at {} and schema registry at {} ready in {} ms", broker.bootstrapServers(), registry.url(),
                     (System.nanoTime() - started) / 1_000_000);
-            services = new KvrouteServices(broker.bootstrapServers(), registry.url(), topics, regions, policy, dir, extraSettings);
+            services = new KvrouteServices(broker.bootstrapServers(), registry.url(), topics, fleet, policy, dir, extraSettings);
             services.start();
         } catch (RuntimeException e) {
             close();

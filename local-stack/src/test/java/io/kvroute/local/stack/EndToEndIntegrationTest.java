@@ -1,5 +1,6 @@
 package io.kvroute.local.stack;
 
+import io.kvroute.bench.sim.FleetSpec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -48,7 +49,7 @@ class EndToEndIntegrationTest {
     private static final int REQUESTS = 500;
 
     private final KvrouteTopics topics = new KvrouteTopics("e2e" + System.nanoTime(), 4);
-    private final List<RegionSpec> fleet = List.of(new RegionSpec("us-east", 2, 2), new RegionSpec("eu-west", 1, 20));
+    private final FleetSpec fleet = FleetSpec.parse("us-east=2@2,eu-west=1@20");
     private KvrouteServices services;
     private KvrouteClient client;
 

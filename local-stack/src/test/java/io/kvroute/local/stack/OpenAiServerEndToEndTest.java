@@ -1,5 +1,6 @@
 package io.kvroute.local.stack;
 
+import io.kvroute.bench.sim.FleetSpec;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvroute.ingress.client.ClientConfig;
@@ -33,7 +34,7 @@ class OpenAiServerEndToEndTest {
                     ? ReplayServer.page("vllm-0.11-metrics.txt")
                     : ReplayServer.stream("vllm-0.9-completions-stream.txt"));
              KvrouteServices services = new KvrouteServices(TestKafka.bootstrapServers(), TestRegistry.url(), topics,
-                     List.of(new RegionSpec("us-east", 1, 0)), "kvroute", Files.createTempDirectory("kvroute-oai"),
+                     FleetSpec.parse("us-east=1@0"), "kvroute", Files.createTempDirectory("kvroute-oai"),
                      Map.of("worker.engine", "openai",
                              "worker.openai.endpoint", server.uri().toString(),
                              "worker.openai.model", "meta-llama/Llama-3.1-8B-Instruct")).start();

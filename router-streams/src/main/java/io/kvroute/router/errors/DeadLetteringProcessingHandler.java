@@ -1,5 +1,6 @@
 package io.kvroute.router.errors;
 
+import io.kvroute.schemas.registry.SchemaRegistryException;
 import java.util.Map;
 import org.apache.kafka.streams.errors.ErrorHandlerContext;
 import org.apache.kafka.streams.errors.ProcessingExceptionHandler;
@@ -23,7 +24,7 @@ public final class DeadLetteringProcessingHandler implements ProcessingException
 
     @Override
     public Response handleError(ErrorHandlerContext context, Record<?, ?> record, Exception exception) {
-        if (DeadLetters.isRegistryOutage(exception)) {
+        if (SchemaRegistryException.isOutage(exception)) {
             return Response.fail();
         }
         LOG.error("dead-lettering the record at {}-{}@{} that processor {} could not process: {}", context.topic(),

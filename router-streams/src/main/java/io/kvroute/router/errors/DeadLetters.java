@@ -2,8 +2,6 @@ package io.kvroute.router.errors;
 
 import io.kvroute.router.topology.internal.Conversions;
 import io.kvroute.router.topology.internal.RequestIntake;
-import io.kvroute.schemas.registry.SchemaRegistryException;
-import io.kvroute.schemas.registry.UnknownSchemaIdException;
 import io.kvroute.schemas.serde.AvroSerde;
 import io.kvroute.schemas.serde.SerdeConfig;
 import io.kvroute.schemas.registry.SchemaRegistries;
@@ -47,25 +45,10 @@ public final class DeadLetters {
         return value.toString();
     }
 
-    /** A schema registry that does not answer is an outage to wait out, not bad input. */
-    static boolean isRegistryOutage(Throwable error) {
-        for (Throwable t = error; t != null; t = t.getCause()) {
-            if (t instanceof SchemaRegistryException && !(t instanceof UnknownSchemaIdException)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     List<ProducerRecord<byte[], byte[]>> records(ErrorHandlerContext context, Exception error, long nowMs) {
         List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>(2);
-        Headers headers = new RecordHeaders();
-        headers.add(DeadLetterHeaders.SOURCE_TOPIC, utf8(context.topic()));
-        headers.add(DeadLetterHeaders.SOURCE_PARTITION, utf8(Integer.toString(context.partition())));
-        headers.add(DeadLetterHeaders.SOURCE_OFFSET, utf8(Long.toString(context.offset())));
-        headers.add(DeadLetterHeaders.ERROR_CLASS, utf8(error.getClass().getName()));
-        headers.add(DeadLetterHeaders.ERROR_MESSAGE, utf8(String.valueOf(error.getMessage())));
-        headers.add(DeadLetterHeaders.FAILED_AT_MS, utf8(Long.toString(nowMs)));
+        Headers headers = DeadLetterHeaders.add(new RecordHeaders(), context.topic(), context.partition(), context.offset(),
+                error, String.valueOf(error.getMessage()), nowMs);
         records.add(new ProducerRecord<>(dlqTopic, null, context.sourceRawKey(), context.sourceRawValue(), headers));
         String requestId = RequestIntake.readableKey(context.sourceRawKey());
         if (requestId != null) {

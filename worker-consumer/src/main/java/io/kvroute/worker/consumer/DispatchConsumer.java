@@ -1,7 +1,6 @@
 package io.kvroute.worker.consumer;
 
 import io.kvroute.schemas.registry.SchemaRegistryException;
-import io.kvroute.schemas.registry.UnknownSchemaIdException;
 import io.kvroute.schemas.topics.DeadLetterHeaders;
 import io.kvroute.schemas.topics.KvrouteTopics;
 import io.kvroute.schemas.v1.DispatchedRequest;
@@ -21,7 +20,6 @@ import io.kvroute.worker.engine.EngineRequest;
 import io.kvroute.worker.engine.EngineUsage;
 import io.kvroute.worker.engine.InferenceEngine;
 import io.kvroute.worker.metrics.WorkerMetrics;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -55,6 +53,7 @@ import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Serde;
 import org.slf4j.Logger;
@@ -256,7 +255,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
                     throw new SerializationException("dispatch record has no value");
                 }
             } catch (SerializationException e) {
-                if (isRegistryOutage(e)) {
+                if (SchemaRegistryException.isOutage(e)) {
                     LOG.warn("schema registry unavailable reading {}@{}; retrying: {}", tp, offset, e.getMessage());
                     consumer.seek(tp, offset);
                     return;
@@ -368,27 +367,15 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
     }
 
     private Outcome deadLetter(ConsumerRecord<byte[], byte[]> record, long epoch, Exception error) {
-        RecordHeaders headers = new RecordHeaders();
-        record.headers().forEach(headers::add);
-        headers.add(DeadLetterHeaders.SOURCE_TOPIC, utf8(record.topic()));
-        headers.add(DeadLetterHeaders.SOURCE_PARTITION, utf8(Integer.toString(record.partition())));
-        headers.add(DeadLetterHeaders.SOURCE_OFFSET, utf8(Long.toString(record.offset())));
-        headers.add(DeadLetterHeaders.ERROR_CLASS, utf8(error.getClass().getName()));
-        headers.add(DeadLetterHeaders.ERROR_MESSAGE, utf8(String.valueOf(error.getMessage())));
-        headers.add(DeadLetterHeaders.FAILED_AT_MS, utf8(Long.toString(clock.getAsLong())));
+        Headers headers = DeadLetterHeaders.add(new RecordHeaders(record.headers().toArray()), record.topic(), record.partition(),
+                record.offset(), error, String.valueOf(error.getMessage()), clock.getAsLong());
         LOG.warn("dispatch record {}-{}@{} is undecodable, sent to {}: {}", record.topic(), record.partition(),
                 record.offset(), deadLetterTopic, error.getMessage());
         ProducerRecord<byte[], byte[]> out = new ProducerRecord<>(deadLetterTopic, null, record.key(), record.value(), headers);
         return Outcome.deadLetter(new TopicPartition(record.topic(), record.partition()), record.offset(), epoch, out);
     }
 
-    private static byte[] utf8(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
 
-    private static boolean isRegistryOutage(SerializationException e) {
-        return e.getCause() instanceof SchemaRegistryException && !(e.getCause() instanceof UnknownSchemaIdException);
-    }
 
     /**
      * Writes finished results and the offsets they free in one transaction. Runs every

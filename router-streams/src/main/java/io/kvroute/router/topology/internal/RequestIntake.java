@@ -4,7 +4,6 @@ import io.kvroute.router.admission.Rejection;
 import io.kvroute.router.admission.RequestValidator;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.schemas.registry.SchemaRegistryException;
-import io.kvroute.schemas.registry.UnknownSchemaIdException;
 import io.kvroute.schemas.topics.DeadLetterHeaders;
 import io.kvroute.schemas.v1.DecisionOutcome;
 import io.kvroute.schemas.v1.InferenceRequest;
@@ -67,7 +66,7 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
                 throw new IllegalArgumentException("record has no value (tombstone)");
             }
         } catch (RuntimeException e) {
-            if (isRegistryOutage(e)) {
+            if (SchemaRegistryException.isOutage(e)) {
                 throw e;
             }
             deadLetter(record, key, e);
@@ -100,13 +99,9 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
         long now = context.currentSystemTimeMs();
         String message = truncate(String.valueOf(error.getMessage()));
         Optional<RecordMetadata> source = context.recordMetadata();
-        Headers headers = new RecordHeaders(record.headers().toArray());
-        headers.add(DeadLetterHeaders.SOURCE_TOPIC, utf8(source.map(RecordMetadata::topic).orElse(requestsTopic)));
-        headers.add(DeadLetterHeaders.SOURCE_PARTITION, utf8(source.map(m -> Integer.toString(m.partition())).orElse("-1")));
-        headers.add(DeadLetterHeaders.SOURCE_OFFSET, utf8(source.map(m -> Long.toString(m.offset())).orElse("-1")));
-        headers.add(DeadLetterHeaders.ERROR_CLASS, utf8(error.getClass().getName()));
-        headers.add(DeadLetterHeaders.ERROR_MESSAGE, utf8(message));
-        headers.add(DeadLetterHeaders.FAILED_AT_MS, utf8(Long.toString(now)));
+        Headers headers = DeadLetterHeaders.add(new RecordHeaders(record.headers().toArray()),
+                source.map(RecordMetadata::topic).orElse(requestsTopic), source.map(RecordMetadata::partition).orElse(-1),
+                source.map(RecordMetadata::offset).orElse(-1L), error, message, now);
         context.forward(new Record<Object, Object>(record.key(), record.value(), record.timestamp(), headers), TopologyNames.DLQ_SINK);
         metrics.deadLettered();
         LOG.warn("dead-lettered an undecodable request record (key {}, {} bytes) at {}: {}", key == null ? "unreadable" : key,
@@ -136,21 +131,6 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
         }
     }
 
-    static boolean isRegistryOutage(Throwable error) {
-        for (Throwable t = error; t != null; t = t.getCause()) {
-            if (t instanceof UnknownSchemaIdException) {
-                return false;
-            }
-            if (t instanceof SchemaRegistryException) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static byte[] utf8(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
 
     private static String truncate(String s) {
         return s.length() <= MAX_ERROR_CHARS ? s : s.substring(0, MAX_ERROR_CHARS) + "...";
