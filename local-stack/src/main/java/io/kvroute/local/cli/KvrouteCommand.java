@@ -5,6 +5,7 @@ import io.kvroute.ingress.cli.CancelCommand;
 import io.kvroute.ingress.cli.CollectCommand;
 import io.kvroute.ingress.cli.DecisionsCommand;
 import io.kvroute.ingress.cli.SubmitCommand;
+import io.kvroute.local.chaos.ChaosCommand;
 import io.kvroute.local.demo.DemoCommand;
 import io.kvroute.router.RouterApp;
 import io.kvroute.worker.WorkerApp;
@@ -21,6 +22,7 @@ import picocli.CommandLine.Parameters;
         description = "Load balancer for LLM inference across multi-region GPU pools, on Apache Kafka.",
         subcommands = {
             DemoCommand.class,
+            ChaosCommand.class,
             BenchCommand.class,
             KvrouteCommand.Router.class,
             KvrouteCommand.Worker.class,

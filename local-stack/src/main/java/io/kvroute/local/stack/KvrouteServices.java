@@ -63,10 +63,15 @@ public final class KvrouteServices implements AutoCloseable {
         return this;
     }
 
-    private void startAll() {
+    /** Creates kvroute's topics (one dispatch partition per GPU slot of each region) where missing. */
+    public void createTopics() {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers))) {
             new TopicCreator(admin, (short) 1).ensure(topics.all(fleet.gpusByRegion()));
         }
+    }
+
+    private void startAll() {
+        createTopics();
         router = RouterApp.start(routerSettings());
         for (FleetSpec.Region region : fleet.regions()) {
             for (int slot = 0; slot < region.gpus(); slot++) {

@@ -36,7 +36,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
             if (!Files.exists(dir.resolve("data/meta.properties"))) {
                 format(config);
             }
-            process = ChildJvm.start("kafka-broker", jvmArgs(), absoluteClasspath(),
+            process = ChildJvm.start("kafka-broker", jvmArgs(), ChildJvm.currentClasspath(),
                     "kafka.Kafka", List.of(config.toString()), dir, dir.resolve("broker.log"));
             process.awaitReady(() -> ChildJvm.portOpen(port), Duration.ofSeconds(60));
             return this;
@@ -51,7 +51,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
     }
 
     private void format(Path config) {
-        ChildJvm formatter = ChildJvm.start("kafka-storage-format", jvmArgs(), absoluteClasspath(),
+        ChildJvm formatter = ChildJvm.start("kafka-storage-format", jvmArgs(), ChildJvm.currentClasspath(),
                 "kafka.tools.StorageTool",
                 List.of("format", "-t", Uuid.randomUuid().toString(), "-c", config.toString()),
                 dir, dir.resolve("format.log"));
@@ -114,13 +114,6 @@ public final class LocalKafkaBroker implements AutoCloseable {
             throw new UncheckedIOException(e);
         }
         return file.toString();
-    }
-
-    /** This JVM's classpath with absolute entries, since the broker runs in its own directory. */
-    private static String absoluteClasspath() {
-        return java.util.Arrays.stream(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
-                .map(entry -> Path.of(entry).toAbsolutePath().toString())
-                .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
     }
 
     public String bootstrapServers() {

@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
- * A Java process started by kvroute (broker, registry), with its output in a log file. It is
+ * A Java process started by kvroute (broker, registry, or a router or worker run apart), with its output in a log file. It is
  * ended by its own handle only, and on JVM exit by a shutdown hook, never by name.
  */
 public final class ChildJvm implements AutoCloseable {
@@ -48,7 +48,7 @@ public final class ChildJvm implements AutoCloseable {
             Process process = new ProcessBuilder(command)
                     .directory(workDir.toFile())
                     .redirectErrorStream(true)
-                    .redirectOutput(log.toFile())
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                     .start();
             return new ChildJvm(name, process, log);
         } catch (IOException e) {
@@ -97,10 +97,38 @@ public final class ChildJvm implements AutoCloseable {
         return log;
     }
 
+    /** Stops the process in place (SIGSTOP): alive, holding its sockets, making no progress, as a hung process does. */
+    public void pause() {
+        signal("STOP");
+    }
+
+    /** Lets a {@link #pause() paused} process run on (SIGCONT). */
+    public void resume() {
+        signal("CONT");
+    }
+
+    private void signal(String name) {
+        if (!process.isAlive()) {
+            return;
+        }
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).redirectErrorStream(true).start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + name + " " + process.pid() + " (" + this.name + ") failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot signal " + this.name + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted signalling " + this.name, e);
+        }
+    }
+
     /** Kills the process without a clean shutdown, as a crash would. */
     public void kill() {
         process.destroyForcibly();
         waitFor(Duration.ofSeconds(10));
+        removeShutdownHook();
     }
 
     @Override
@@ -112,6 +140,10 @@ public final class ChildJvm implements AutoCloseable {
                 waitFor(Duration.ofSeconds(5));
             }
         }
+        removeShutdownHook();
+    }
+
+    private void removeShutdownHook() {
         try {
             Runtime.getRuntime().removeShutdownHook(shutdownHook);
         } catch (IllegalStateException ignored) {
@@ -126,6 +158,13 @@ public final class ChildJvm implements AutoCloseable {
             Thread.currentThread().interrupt();
             return false;
         }
+    }
+
+    /** This JVM's classpath with absolute entries, for a child that runs in its own directory. */
+    public static String currentClasspath() {
+        return java.util.Arrays.stream(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+                .map(entry -> Path.of(entry).toAbsolutePath().toString())
+                .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
     }
 
     public static int freePort() {

@@ -1,0 +1,210 @@
+package io.kvroute.local.chaos;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.kvroute.schemas.v1.ResponseStatus;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The verdict of a chaos run, from the topics' own record ({@link TopicAudit}):
+ * <ul>
+ *   <li>a request's result is the first terminal of its highest attempt (the response rule);
+ *       {@code lost} counts records (requests and poison) with no terminal at all;</li>
+ *   <li>{@code duplicated_results} counts requests with committed terminals from more than one
+ *       attempt: a request that ran to the end twice, whose reader would have seen two results;</li>
+ *   <li>{@code dispatched_twice} counts requests written to the dispatch topics more than once;</li>
+ *   <li>{@code requests_rerun} (information, not a failure) counts requests with events from more
+ *       than one attempt: the faults did hit work in flight;</li>
+ *   <li>every poison record must be in the dead-letter topic with a reason;</li>
+ *   <li>no request may be dispatched to a region that went silent later than two telemetry TTLs
+ *       after it did (until it came back).</li>
+ * </ul>
+ * {@link #passed()} holds when all of these are clean.
+ */
+public record ChaosReport(
+        int requests,
+        int poison,
+        Map<FaultKind, Integer> faults,
+        int faultsSkipped,
+        Map<ResponseStatus, Integer> results,
+        int lost,
+        int duplicatedResults,
+        int redeliveredTerminals,
+        int dispatchedTwice,
+        long requestsRerun,
+        int dlq,
+        int poisonInDlq,
+        List<String> poisonMissingFromDlq,
+        int dispatchedToSilentRegion,
+        int clientDisagreements,
+        List<InjectedFault> timeline,
+        double durationSeconds) {
+
+    /**
+     * @param clientResults each request's status as the client library delivered it (absent: none delivered)
+     */
+    public static ChaosReport of(List<ChaosWorkload.Item> items, TopicAudit audit, List<InjectedFault> injected,
+                                 Map<String, ResponseStatus> clientResults, long telemetryTtlMs, double durationSeconds) {
+        Map<FaultKind, Integer> faults = new EnumMap<>(FaultKind.class);
+        for (FaultKind kind : FaultKind.values()) {
+            faults.put(kind, 0);
+        }
+        int skipped = 0;
+        for (InjectedFault fault : injected) {
+            if (fault.skipped()) {
+                skipped++;
+            } else {
+                faults.merge(fault.kind(), 1, Integer::sum);
+            }
+        }
+        Map<ResponseStatus, Integer> results = new EnumMap<>(ResponseStatus.class);
+        for (ResponseStatus status : ResponseStatus.values()) {
+            results.put(status, 0);
+        }
+        int lost = 0, duplicated = 0, redelivered = 0, dispatchedTwice = 0, disagreements = 0, poison = 0;
+        Set<String> deadLetterKeysWithReason = new HashSet<>();
+        audit.deadLetters().stream()
+                .filter(d -> d.key() != null && d.reason() != null && !d.reason().isBlank())
+                .forEach(d -> deadLetterKeysWithReason.add(d.key()));
+        List<String> poisonMissing = new ArrayList<>();
+        for (ChaosWorkload.Item item : items) {
+            String id = item.requestId();
+            if (item.isPoison()) {
+                poison++;
+                if (!deadLetterKeysWithReason.contains(id)) {
+                    poisonMissing.add(id);
+                }
+            }
+            if (audit.dispatchRecords().getOrDefault(id, 0) > 1) {
+                dispatchedTwice++;
+            }
+            List<TopicAudit.Terminal> terminals = audit.terminals().getOrDefault(id, List.of());
+            if (terminals.isEmpty()) {
+                lost++;
+                continue;
+            }
+            Map<Integer, Integer> perAttempt = new HashMap<>();
+            terminals.forEach(t -> perAttempt.merge(t.attempt(), 1, Integer::sum));
+            if (perAttempt.size() > 1) {
+                duplicated++;
+            }
+            if (perAttempt.values().stream().anyMatch(count -> count > 1)) {
+                redelivered++;
+            }
+            ResponseStatus status = resultOf(terminals);
+            results.merge(status, 1, Integer::sum);
+            if (clientResults != null && clientResults.get(id) != status) {
+                disagreements++;
+            }
+        }
+        return new ChaosReport(items.size(), poison, faults, skipped, results, lost, duplicated, redelivered, dispatchedTwice,
+                audit.requestsRerun(), audit.deadLetters().size(), poison - poisonMissing.size(), poisonMissing.stream().limit(20).toList(),
+                dispatchedToSilentRegion(audit, injected, telemetryTtlMs), disagreements, List.copyOf(injected), durationSeconds);
+    }
+
+    /** The response rule: the first terminal of the highest attempt. */
+    static ResponseStatus resultOf(List<TopicAudit.Terminal> terminals) {
+        int highest = terminals.stream().mapToInt(TopicAudit.Terminal::attempt).max().orElseThrow();
+        return terminals.stream().filter(t -> t.attempt() == highest).findFirst().orElseThrow().status();
+    }
+
+    private static int dispatchedToSilentRegion(TopicAudit audit, List<InjectedFault> injected, long telemetryTtlMs) {
+        int count = 0;
+        for (InjectedFault outage : injected) {
+            if (outage.kind() != FaultKind.REGION_OUTAGE || outage.skipped()) {
+                continue;
+            }
+            long from = outage.struckAtMs() + 2 * telemetryTtlMs;
+            long to = outage.recoveredAtMs() == 0 ? Long.MAX_VALUE : outage.recoveredAtMs();
+            count += (int) audit.dispatchDecisions().stream()
+                    .filter(d -> outage.target().equals(d.region()) && d.decidedAtMs() >= from && d.decidedAtMs() < to)
+                    .count();
+        }
+        return count;
+    }
+
+    public int count(ResponseStatus status) {
+        return results.getOrDefault(status, 0);
+    }
+
+    public boolean passed() {
+        return lost == 0 && duplicatedResults == 0 && dispatchedTwice == 0 && poisonMissingFromDlq.isEmpty()
+                && dispatchedToSilentRegion == 0;
+    }
+
+    public Map<String, Object> toJson() {
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("requests", requests);
+        json.put("poison", poison);
+        Map<String, Integer> faultCounts = new LinkedHashMap<>();
+        faults.forEach((kind, n) -> faultCounts.put(kind.jsonName(), n));
+        json.put("faults", faultCounts);
+        json.put("faults_skipped", faultsSkipped);
+        json.put("completed", count(ResponseStatus.COMPLETED));
+        json.put("rejected", count(ResponseStatus.REJECTED));
+        json.put("expired", count(ResponseStatus.EXPIRED));
+        json.put("failed", count(ResponseStatus.FAILED));
+        json.put("cancelled", count(ResponseStatus.CANCELLED));
+        json.put("lost", lost);
+        json.put("duplicated_results", duplicatedResults);
+        json.put("redelivered_terminals", redeliveredTerminals);
+        json.put("dispatched_twice", dispatchedTwice);
+        json.put("requests_rerun", requestsRerun);
+        json.put("dlq", dlq);
+        json.put("poison_in_dlq", poisonInDlq);
+        json.put("poison_missing_from_dlq", poisonMissingFromDlq);
+        json.put("dispatched_to_silent_region", dispatchedToSilentRegion);
+        json.put("client_disagreements", clientDisagreements);
+        List<Map<String, Object>> events = new ArrayList<>();
+        timeline.stream().sorted(Comparator.comparingLong(InjectedFault::struckAtMs)).forEach(f -> {
+            Map<String, Object> event = new LinkedHashMap<>();
+            event.put("kind", f.kind().jsonName());
+            event.put("target", f.target());
+            event.put("struck_at_ms", f.struckAtMs());
+            event.put("recovered_at_ms", f.recoveredAtMs());
+            events.add(event);
+        });
+        json.put("timeline", events);
+        json.put("passed", passed());
+        json.put("duration_s", Math.round(durationSeconds * 10) / 10.0);
+        return json;
+    }
+
+    public void writeJson(Path path) throws IOException {
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(path.toFile(), toJson());
+    }
+
+    public void printTable(PrintStream out) {
+        out.println();
+        out.println("kvroute chaos: " + requests + " records (" + poison + " poison)");
+        out.println("  ------------------------------------------------");
+        StringBuilder faultLine = new StringBuilder();
+        faults.forEach((kind, n) -> faultLine.append(kind.jsonName()).append('=').append(n).append(' '));
+        out.printf("  %-26s %s%s%n", "faults", faultLine, faultsSkipped > 0 ? "(skipped " + faultsSkipped + ")" : "");
+        out.printf("  %-26s %d%n", "completed", count(ResponseStatus.COMPLETED));
+        out.printf("  %-26s %d%n", "rejected", count(ResponseStatus.REJECTED));
+        out.printf("  %-26s %d / %d / %d%n", "expired / failed / cancelled", count(ResponseStatus.EXPIRED),
+                count(ResponseStatus.FAILED), count(ResponseStatus.CANCELLED));
+        out.printf("  %-26s %d%n", "lost", lost);
+        out.printf("  %-26s %d%n", "duplicated results", duplicatedResults);
+        out.printf("  %-26s %d%n", "dispatched twice", dispatchedTwice);
+        out.printf("  %-26s %d (a run cut short by a fault and redone)%n", "requests rerun", requestsRerun);
+        out.printf("  %-26s %d (poison in it: %d of %d)%n", "dead letters", dlq, poisonInDlq, poison);
+        out.printf("  %-26s %d%n", "sent to a silent region", dispatchedToSilentRegion);
+        out.printf("  %-26s %d%n", "client disagreements", clientDisagreements);
+        out.printf("  %-26s %.1f s%n", "duration", durationSeconds);
+        out.printf("  %-26s %s%n", "verdict", passed() ? "PASSED" : "FAILED");
+        out.println("  ------------------------------------------------");
+    }
+}

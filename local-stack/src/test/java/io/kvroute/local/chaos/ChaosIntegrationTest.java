@@ -1,0 +1,53 @@
+package io.kvroute.local.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvroute.bench.sim.FleetSpec;
+import io.kvroute.schemas.v1.ResponseStatus;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A small {@code kvroute chaos} run as part of the suite: a real broker and registry, the router
+ * and four workers as separate JVMs, every fault kind once or twice, poison among the requests.
+ */
+class ChaosIntegrationTest {
+
+    @Test
+    void shouldLoseNothingAndDoubleNothingThroughEveryKindOfFault() throws Exception {
+        Map<FaultKind, Integer> faults = new EnumMap<>(FaultKind.class);
+        faults.put(FaultKind.KILL_WORKER, 2);
+        faults.put(FaultKind.HANG_WORKER, 1);
+        faults.put(FaultKind.KILL_ROUTER, 1);
+        faults.put(FaultKind.RESTART_BROKER, 1);
+        faults.put(FaultKind.REGION_OUTAGE, 1);
+        Path dir = Files.createTempDirectory("kvroute-chaos");
+        ByteArrayOutputStream progress = new ByteArrayOutputStream();
+        ChaosRun.Options options = new ChaosRun.Options(360, faults, 0.05, 11,
+                FleetSpec.parse("us-east=2@5,eu-west=1@40,ap-south=1@90"), "kvroute", 1, 12,
+                new FaultInjector.Timings(Duration.ofSeconds(2), Duration.ofSeconds(15), Duration.ofSeconds(10)),
+                Duration.ofMinutes(3), dir, Map.of());
+
+        ChaosReport report = new ChaosRun(options, new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
+
+        report.printTable(System.out);
+        assertThat(report.faults()).containsAllEntriesOf(faults);
+        assertThat(report.lost()).isZero();
+        assertThat(report.duplicatedResults()).isZero();
+        assertThat(report.dispatchedTwice()).isZero();
+        assertThat(report.poison()).isEqualTo(18);
+        assertThat(report.poisonInDlq()).isEqualTo(18);
+        assertThat(report.count(ResponseStatus.REJECTED)).isEqualTo(18);
+        assertThat(report.count(ResponseStatus.COMPLETED)).isEqualTo(342);
+        assertThat(report.dispatchedToSilentRegion()).isZero();
+        assertThat(report.clientDisagreements()).isZero();
+        assertThat(report.passed()).isTrue();
+    }
+}

@@ -1,0 +1,122 @@
+package io.kvroute.local.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvroute.schemas.v1.ResponseStatus;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ChaosReportTest {
+    private final List<ChaosWorkload.Item> items = ChaosWorkload.generate(40, 10, 0.1, 5);
+
+    private TopicAudit auditWhereEveryRecordHasOneResult() {
+        TopicAudit audit = new TopicAudit();
+        for (ChaosWorkload.Item item : items) {
+            ResponseStatus status = item.isPoison() ? ResponseStatus.REJECTED : ResponseStatus.COMPLETED;
+            audit.terminals().put(item.requestId(), new java.util.ArrayList<>(List.of(new TopicAudit.Terminal(65_537, status))));
+            if (item.isPoison()) {
+                audit.deadLetters().add(new TopicAudit.DeadLetter(item.requestId(), "kvroute.requests", "not a Confluent-framed record"));
+            } else {
+                audit.dispatchRecords().put(item.requestId(), 1);
+            }
+        }
+        return audit;
+    }
+
+    @Test
+    void shouldPassWhenEveryRecordHasExactlyOneResultAndEveryPoisonRecordIsDeadLettered() {
+        ChaosReport report = ChaosReport.of(items, auditWhereEveryRecordHasOneResult(), List.of(), null, 2_000, 1.0);
+
+        assertThat(report.passed()).isTrue();
+        assertThat(report.poison()).isEqualTo(4);
+        assertThat(report.count(ResponseStatus.COMPLETED)).isEqualTo(36);
+        assertThat(report.count(ResponseStatus.REJECTED)).isEqualTo(4);
+        assertThat(report.poisonInDlq()).isEqualTo(4);
+    }
+
+    @Test
+    void shouldCountARequestWithoutATerminalAsLost() {
+        TopicAudit audit = auditWhereEveryRecordHasOneResult();
+        audit.terminals().remove(items.get(0).requestId());
+
+        ChaosReport report = ChaosReport.of(items, audit, List.of(), null, 2_000, 1.0);
+
+        assertThat(report.lost()).isEqualTo(1);
+        assertThat(report.passed()).isFalse();
+    }
+
+    @Test
+    void shouldCountTerminalsFromTwoAttemptsAsADuplicatedResultButARedeliveredTerminalAsHarmless() {
+        TopicAudit audit = auditWhereEveryRecordHasOneResult();
+        String twice = firstGoodItem().requestId();
+        audit.terminals().get(twice).add(new TopicAudit.Terminal(131_073, ResponseStatus.COMPLETED));
+        String redelivered = items.stream().filter(i -> !i.isPoison() && !i.requestId().equals(twice)).findFirst().orElseThrow().requestId();
+        audit.terminals().get(redelivered).add(new TopicAudit.Terminal(65_537, ResponseStatus.COMPLETED));
+
+        ChaosReport report = ChaosReport.of(items, audit, List.of(), null, 2_000, 1.0);
+
+        assertThat(report.duplicatedResults()).isEqualTo(1);
+        assertThat(report.redeliveredTerminals()).isEqualTo(1);
+        assertThat(report.passed()).isFalse();
+    }
+
+    @Test
+    void shouldTakeTheFirstTerminalOfTheHighestAttemptAsTheResult() {
+        List<TopicAudit.Terminal> terminals = List.of(
+                new TopicAudit.Terminal(131_073, ResponseStatus.CANCELLED),
+                new TopicAudit.Terminal(65_537, ResponseStatus.COMPLETED),
+                new TopicAudit.Terminal(131_073, ResponseStatus.COMPLETED));
+
+        assertThat(ChaosReport.resultOf(terminals)).isEqualTo(ResponseStatus.CANCELLED);
+    }
+
+    @Test
+    void shouldFailWhenAPoisonRecordIsMissingFromTheDeadLetterTopicOrHasNoReason() {
+        TopicAudit audit = auditWhereEveryRecordHasOneResult();
+        TopicAudit.DeadLetter first = audit.deadLetters().remove(0);
+        audit.deadLetters().add(new TopicAudit.DeadLetter(first.key(), first.sourceTopic(), " "));
+
+        ChaosReport report = ChaosReport.of(items, audit, List.of(), null, 2_000, 1.0);
+
+        assertThat(report.poisonMissingFromDlq()).containsExactly(first.key());
+        assertThat(report.passed()).isFalse();
+    }
+
+    @Test
+    void shouldFailWhenARequestIsDispatchedTwice() {
+        TopicAudit audit = auditWhereEveryRecordHasOneResult();
+        audit.dispatchRecords().put(firstGoodItem().requestId(), 2);
+
+        assertThat(ChaosReport.of(items, audit, List.of(), null, 2_000, 1.0).dispatchedTwice()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldCountDispatchesToASilentRegionOnlyFromTwoTelemetryTtlsAfterItWentSilentUntilItCameBack() {
+        TopicAudit audit = auditWhereEveryRecordHasOneResult();
+        InjectedFault outage = new InjectedFault(FaultKind.REGION_OUTAGE, "eu-west", 10_000, 30_000);
+        audit.dispatchDecisions().add(new TopicAudit.Dispatch("a", "eu-west", 13_000));
+        audit.dispatchDecisions().add(new TopicAudit.Dispatch("b", "eu-west", 14_000));
+        audit.dispatchDecisions().add(new TopicAudit.Dispatch("c", "us-east", 15_000));
+        audit.dispatchDecisions().add(new TopicAudit.Dispatch("d", "eu-west", 30_000));
+
+        ChaosReport report = ChaosReport.of(items, audit, List.of(outage), null, 2_000, 1.0);
+
+        assertThat(report.dispatchedToSilentRegion()).isEqualTo(1);
+        assertThat(report.faults()).containsEntry(FaultKind.REGION_OUTAGE, 1);
+    }
+
+    @Test
+    void shouldCountWhereTheClientLibraryDeliveredSomethingElseThanTheTopicsSay() {
+        TopicAudit audit = auditWhereEveryRecordHasOneResult();
+        Map<String, ResponseStatus> client = new java.util.HashMap<>();
+        items.forEach(i -> client.put(i.requestId(), i.isPoison() ? ResponseStatus.REJECTED : ResponseStatus.COMPLETED));
+        client.remove(firstGoodItem().requestId());
+
+        assertThat(ChaosReport.of(items, audit, List.of(), client, 2_000, 1.0).clientDisagreements()).isEqualTo(1);
+    }
+
+    private ChaosWorkload.Item firstGoodItem() {
+        return items.stream().filter(i -> !i.isPoison()).findFirst().orElseThrow();
+    }
+}
