@@ -3,6 +3,7 @@ package io.kvroute.router;
 import io.kvroute.platform.config.Settings;
 import io.kvroute.platform.metrics.PrometheusEndpoint;
 import io.kvroute.router.config.RouterConfig;
+import io.kvroute.router.errors.ProducerGlobalDeadLetters;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.topology.RouterTopology;
 import io.kvroute.schemas.serde.Serdes;
@@ -47,13 +48,16 @@ public final class RouterApp implements AutoCloseable {
     private final KafkaStreams streams;
     private final KafkaStreamsMetrics streamsMetrics;
     private final PrometheusEndpoint endpoint;
+    private final ProducerGlobalDeadLetters globalDeadLetters;
     private final Object stateMonitor = new Object();
 
-    private RouterApp(RouterConfig config, KafkaStreams streams, KafkaStreamsMetrics streamsMetrics, PrometheusEndpoint endpoint) {
+    private RouterApp(RouterConfig config, KafkaStreams streams, KafkaStreamsMetrics streamsMetrics, PrometheusEndpoint endpoint,
+                      ProducerGlobalDeadLetters globalDeadLetters) {
         this.config = config;
         this.streams = streams;
         this.streamsMetrics = streamsMetrics;
         this.endpoint = endpoint;
+        this.globalDeadLetters = globalDeadLetters;
     }
 
     /** Validates {@code settings}, checks the topics and starts the router; returns once started (not yet RUNNING). */
@@ -63,7 +67,10 @@ public final class RouterApp implements AutoCloseable {
         PrometheusMeterRegistry registry = PrometheusEndpoint.newRegistry();
         RouterMetrics metrics = new RouterMetrics(registry);
         Serdes serdes = new Serdes(config.serdeConfig());
-        KafkaStreams streams = new KafkaStreams(RouterTopology.build(config, serdes, metrics), config.streamsProperties());
+        ProducerGlobalDeadLetters globalDeadLetters = new ProducerGlobalDeadLetters(config.adminConfig(),
+                config.topics().deadLetters().name(), config.applicationId() + "-global-dlq");
+        KafkaStreams streams = new KafkaStreams(RouterTopology.build(config, serdes, metrics, globalDeadLetters),
+                config.streamsProperties());
         KafkaStreamsMetrics streamsMetrics = new KafkaStreamsMetrics(streams);
         streamsMetrics.bindTo(registry);
         PrometheusEndpoint endpoint;
@@ -72,9 +79,10 @@ public final class RouterApp implements AutoCloseable {
         } catch (RuntimeException e) {
             streamsMetrics.close();
             streams.close(Duration.ZERO);
+            globalDeadLetters.close();
             throw e;
         }
-        RouterApp app = new RouterApp(config, streams, streamsMetrics, endpoint);
+        RouterApp app = new RouterApp(config, streams, streamsMetrics, endpoint, globalDeadLetters);
         streams.setStateListener((newState, oldState) -> {
             LOG.info("router {} state {} -> {}", config.applicationId(), oldState, newState);
             synchronized (app.stateMonitor) {
@@ -176,6 +184,7 @@ public final class RouterApp implements AutoCloseable {
             LOG.warn("router {} did not close within {} ms", config.applicationId(), config.closeTimeoutMs());
         }
         streamsMetrics.close();
+        globalDeadLetters.close();
         if (endpoint != null) {
             endpoint.close();
         }

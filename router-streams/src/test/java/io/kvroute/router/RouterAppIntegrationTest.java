@@ -10,10 +10,13 @@ import io.kvroute.platform.testing.TestKafka;
 import io.kvroute.platform.testing.TestRegistry;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.schemas.serde.Serdes;
+import io.kvroute.schemas.topics.DeadLetterHeaders;
 import io.kvroute.schemas.topics.KvrouteTopics;
 import io.kvroute.schemas.v1.DecisionOutcome;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.InferenceRequest;
+import io.kvroute.schemas.v1.ResponseEvent;
+import io.kvroute.schemas.v1.ResponseStatus;
 import io.kvroute.schemas.v1.RoutingDecision;
 import io.kvroute.schemas.v1.WorkerStatus;
 import io.kvroute.schemas.v1.WorkerTelemetry;
@@ -21,6 +24,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,6 +37,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -55,6 +60,7 @@ class RouterAppIntegrationTest {
         s.put("router.metrics.port", "0");
         // the test's telemetry is produced once; keep it fresh for the whole test
         s.put("router.telemetry.ttl.ms", "120000");
+        s.put("router.replace.patience.ms", "240000");
         return s;
     }
 
@@ -87,6 +93,7 @@ class RouterAppIntegrationTest {
                     .setRunningRequests(0).setWaitingRequests(0).setStatus(WorkerStatus.HEALTHY)
                     .setObservedAtMs(System.currentTimeMillis())
                     .build();
+            producer.send(new ProducerRecord<>(topics.workerTelemetry().name(), "east-gpu-2", new byte[] {1, 2, 3})).get();
             producer.send(new ProducerRecord<>(topics.workerTelemetry().name(), "east-gpu-1", telemetry)).get();
 
             List<ConsumerRecord<String, DispatchedRequest>> dispatched = readAtLeastOne(
@@ -100,10 +107,60 @@ class RouterAppIntegrationTest {
                     topics.decisions().name(), serdes.valueSerde(RoutingDecision.class).deserializer());
             assertThat(decisions).extracting(r -> r.value().getOutcome()).containsExactly(DecisionOutcome.DISPATCHED);
 
+            List<ConsumerRecord<String, byte[]>> deadLetters = readAtLeastOne(topics.deadLetters().name(), new ByteArrayDeserializer());
+            assertThat(deadLetters).singleElement().satisfies(dead -> {
+                assertThat(dead.key()).isEqualTo("east-gpu-2");
+                assertThat(new String(dead.headers().lastHeader(DeadLetterHeaders.SOURCE_TOPIC).value(), StandardCharsets.UTF_8))
+                        .isEqualTo(topics.workerTelemetry().name());
+                assertThat(new String(dead.headers().lastHeader(DeadLetterHeaders.ERROR_MESSAGE).value(), StandardCharsets.UTF_8))
+                        .contains("truncated");
+            });
+
             HttpResponse<String> metrics = HttpClient.newHttpClient().send(
                     HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + app.metricsPort() + "/metrics")).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(metrics.body()).contains("kvroute_router_requests_routed").contains("kafka_stream");
+        }
+    }
+
+    @Test
+    void shouldRejectADuplicateAfterARestartThatLostItsLocalState(@TempDir Path freshStateDir) throws Exception {
+        String prefix = "it-" + UUID.randomUUID().toString().substring(0, 8);
+        KvrouteTopics topics = new KvrouteTopics(prefix, 2);
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", TestKafka.bootstrapServers()))) {
+            new TopicCreator(admin, (short) 1).ensure(topics.all(Map.of("us-east", 2)));
+        }
+        Serdes serdes = Serdes.forRegistryUrl(TestRegistry.url());
+        Map<String, String> settings = settings(prefix);
+        InferenceRequest request;
+
+        try (KafkaProducer<String, Object> producer = producer(serdes)) {
+            try (RouterApp app = RouterApp.start(Settings.of(settings))) {
+                assertThat(app.awaitRunning(Duration.ofSeconds(60))).isTrue();
+                // built once the serdes are loaded: they admit the generated classes (enum defaults) to Avro
+                request = InferenceRequest.newBuilder()
+                        .setRequestId("it-dup").setTenant("tenant-it").setModel("llama-3.1-8b").setPrompt("Hello there")
+                        .setMaxTokens(16).setPromptTokenEstimate(3).setSubmittedAtMs(System.currentTimeMillis())
+                        .build();
+                producer.send(new ProducerRecord<>(topics.requests().name(), "it-dup", request)).get();
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> app.meterRegistry().get(RouterMetrics.REQUESTS_PARKED).gauge().value() == 1.0);
+            }
+            // the same application on another machine: its accepted ids come back from the changelog
+            settings.put("router.state.dir", freshStateDir.toString());
+            try (RouterApp app = RouterApp.start(Settings.of(settings))) {
+                assertThat(app.awaitRunning(Duration.ofSeconds(60))).isTrue();
+                producer.send(new ProducerRecord<>(topics.requests().name(), "it-dup", request)).get();
+
+                List<ConsumerRecord<String, ResponseEvent>> responses = readAtLeastOne(
+                        topics.responses().name(), serdes.valueSerde(ResponseEvent.class).deserializer());
+                assertThat(responses).hasSize(1);
+                assertThat(responses.get(0).key()).isEqualTo("it-dup");
+                assertThat(responses.get(0).value().getDuplicate()).isTrue();
+                assertThat(responses.get(0).value().getTerminal().getStatus()).isEqualTo(ResponseStatus.REJECTED);
+                assertThat(app.meterRegistry().get(RouterMetrics.REQUESTS_PARKED).gauge().value())
+                        .as("the first request still waits for capacity").isEqualTo(1.0);
+            }
         }
     }
 
@@ -123,7 +180,8 @@ class RouterAppIntegrationTest {
         config.put("acks", "all");
         @SuppressWarnings({"unchecked", "rawtypes"})
         org.apache.kafka.common.serialization.Serializer<Object> values = (topic, data) ->
-                data instanceof WorkerTelemetry t
+                data instanceof byte[] raw ? raw
+                        : data instanceof WorkerTelemetry t
                         ? serdes.valueSerde(WorkerTelemetry.class).serializer().serialize(topic, t)
                         : serdes.valueSerde(InferenceRequest.class).serializer().serialize(topic, (InferenceRequest) data);
         return new KafkaProducer<>(config, new StringSerializer(), values);

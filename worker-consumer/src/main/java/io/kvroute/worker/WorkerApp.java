@@ -6,6 +6,7 @@ import io.kvroute.platform.metrics.PrometheusEndpoint;
 import io.kvroute.schemas.serde.SerdeConfig;
 import io.kvroute.schemas.serde.Serdes;
 import io.kvroute.schemas.topics.KvrouteTopics;
+import io.kvroute.schemas.v1.CancelRequest;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.KvCacheEvent;
 import io.kvroute.schemas.v1.ResponseEvent;
@@ -128,7 +129,10 @@ public final class WorkerApp implements AutoCloseable {
 
             DispatchConsumer dispatch = new DispatchConsumer(config, consumer, producer, txProducer, engine,
                     serdes.valueSerde(DispatchedRequest.class), serdes.valueSerde(ResponseEvent.class), metrics, clock);
-            CancellationFollower cancellations = new CancellationFollower(cancelConsumer, topics.cancellations().name(), dispatch::cancel);
+            CancellationFollower cancellations = new CancellationFollower(cancelConsumer, topics.cancellations().name(), dispatch::cancel,
+                    dispatch::supersede, serdes.valueSerde(CancelRequest.class).deserializer(),
+                    Duration.ofMillis(config.cancellationLookbackMs()), clock);
+            dispatch.cancellationView(cancellations);
             KvEventPublisher kvEvents = new KvEventPublisher(config.workerId(), config.region(), topics.kvEvents().name(),
                     engine, producer, serdes.valueSerde(KvCacheEvent.class).serializer(), clock);
             TelemetryPublisher telemetry = new TelemetryPublisher(config.workerId(), config.region(), config.models(),

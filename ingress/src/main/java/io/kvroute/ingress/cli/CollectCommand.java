@@ -7,6 +7,7 @@ import io.kvroute.ingress.client.ClientConfig;
 import io.kvroute.ingress.client.CollectResult;
 import io.kvroute.ingress.client.CollectTarget;
 import io.kvroute.ingress.client.Completion;
+import io.kvroute.ingress.client.DuplicateRejection;
 import io.kvroute.ingress.client.ResponseCollector;
 import io.kvroute.schemas.v1.ResponseStatus;
 import java.io.BufferedWriter;
@@ -35,7 +36,9 @@ import picocli.CommandLine.Spec;
  * writes them in manifest order with each line's endpoint and model, and writes an error line
  * (code {@value BatchOutputRenderer#MISSING_CODE}) for each one still missing at the timeout; with
  * {@code --expect N} it stops after N results; with neither, after what the topic held at start.
- * Exit status: 0 when the target was met, 1 when results are missing at the timeout, 2 on bad input.
+ * Rejected duplicate submissions of a request id are never written as results; their ids are
+ * reported on stderr. Exit status: 0 when the target was met, 1 when results are missing at the
+ * timeout, 2 on bad input.
  */
 @Command(name = "collect", mixinStandardHelpOptions = true,
         description = "Collect results as OpenAI Batch output JSONL.")
@@ -106,6 +109,12 @@ public final class CollectCommand implements Callable<Integer> {
         result.completions().forEach(c -> byStatus.merge(c.status(), 1, Integer::sum));
         out.println("collected " + result.completions().size() + " results " + byStatus
                 + (result.missing().isEmpty() ? "" : ", " + result.missing().size() + " missing") + "; wrote " + output);
+        if (!result.duplicateRejections().isEmpty()) {
+            err.println(result.duplicateRejections().size() + " duplicate submissions were rejected (not results; their requests"
+                    + " are answered by their own lines), request ids: " + result.duplicateRejections().stream()
+                    .map(DuplicateRejection::requestId).distinct().limit(10).toList()
+                    + (result.duplicateRejections().size() > 10 ? " ..." : ""));
+        }
         if (!result.complete()) {
             err.println("timed out after " + timeout + " with results missing");
             return 1;

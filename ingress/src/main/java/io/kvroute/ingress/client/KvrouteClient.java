@@ -36,7 +36,9 @@ import org.slf4j.LoggerFactory;
  * that tracks only this client's pending requests. Futures complete and chunk callbacks run on
  * that thread: keep them short and never block in them. {@link #send} is fire-and-forget (for
  * pipelines that collect results later, see {@link ResponseCollector}); its failures surface at
- * {@link #flush()}. Thread-safe.
+ * {@link #flush()}. If the same request id is submitted twice (here or elsewhere), the router
+ * answers the later submission with a duplicate rejection, which this client logs at WARN and
+ * counts ({@link #duplicateRejections()}) but never takes as the request's result. Thread-safe.
  */
 public final class KvrouteClient implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KvrouteClient.class);
@@ -50,6 +52,7 @@ public final class KvrouteClient implements AutoCloseable {
     private final String requestsTopic;
     private final Map<String, Pending> pending = new ConcurrentHashMap<>();
     private final AtomicLong sendFailures = new AtomicLong();
+    private final AtomicLong duplicateRejections = new AtomicLong();
     private final AtomicReference<Throwable> firstSendFailure = new AtomicReference<>();
     private final Object readerLock = new Object();
     private final Object cancelLock = new Object();
@@ -189,6 +192,15 @@ public final class KvrouteClient implements AutoCloseable {
         return pending.size();
     }
 
+    /**
+     * How many times the router rejected a later submission of one of this client's pending request
+     * ids as a duplicate (each is logged at WARN). Those rejections complete nothing: the pending
+     * request's future still completes with its own result.
+     */
+    public long duplicateRejections() {
+        return duplicateRejections.get();
+    }
+
     public ClientConfig config() {
         return config;
     }
@@ -305,6 +317,13 @@ public final class KvrouteClient implements AutoCloseable {
                     LOG.warn("chunk callback of request {} failed: {}", chunk.requestId(), e.toString());
                 }
             }
+        }
+
+        @Override
+        public void onDuplicateRejected(DuplicateRejection rejection) {
+            duplicateRejections.incrementAndGet();
+            LOG.warn("request id {} was submitted again; the router rejected the later submission as a duplicate, the first"
+                    + " request is unaffected and its result is still awaited", rejection.requestId());
         }
 
         @Override

@@ -16,6 +16,11 @@ import java.util.function.Predicate;
  * {@link Completion} per request id. Pure: no Kafka, time passed in. Every reader of the responses
  * topic follows the same <b>response rule</b>:
  * <ol>
+ *   <li>An event with {@code duplicate = true} is not part of the request at all: it is the
+ *       router's REJECTED answer to a later submission that reused an already accepted request id
+ *       (attempt 0, sequence 0). It never ends the request, never starts or outranks an attempt,
+ *       and is dropped before the steps below, whenever it arrives (before, during or after the
+ *       request's own events). It is reported apart ({@link ResponseListener#onDuplicateRejected}).</li>
  *   <li>Events are grouped by request id (the record key).</li>
  *   <li>Only the highest attempt seen for a request counts: when a higher attempt appears, what was
  *       kept of the lower one is dropped, and later events of a lower attempt are ignored.</li>
@@ -50,6 +55,7 @@ public final class ResponseAssembler {
     private long duplicatesDropped;
     private long supersededDropped;
     private long lateDropped;
+    private long duplicateSubmissions;
     private long completions;
 
     public ResponseAssembler(ResponseListener listener, Predicate<String> tracked, long graceMs, int finishedMemory) {
@@ -72,6 +78,12 @@ public final class ResponseAssembler {
     public void accept(ResponseEvent event, long nowMs) {
         String id = event.getRequestId();
         if (!tracked.test(id)) {
+            return;
+        }
+        if (event.getDuplicate()) {
+            duplicateSubmissions++;
+            listener.onDuplicateRejected(new DuplicateRejection(id, event.getCustomId(),
+                    event.getTerminal() == null ? null : event.getTerminal().getError(), event.getProducedAtMs()));
             return;
         }
         if (finished.containsKey(id)) {
@@ -137,6 +149,11 @@ public final class ResponseAssembler {
 
     public long lateDropped() {
         return lateDropped;
+    }
+
+    /** Rejected duplicate submissions seen (events with {@code duplicate = true}); none of them completed anything. */
+    public long duplicateSubmissions() {
+        return duplicateSubmissions;
     }
 
     private void acceptTerminal(RequestState state, ResponseEvent event, long nowMs) {

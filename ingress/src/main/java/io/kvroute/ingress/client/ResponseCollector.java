@@ -40,9 +40,18 @@ public final class ResponseCollector {
     public CollectResult collect(CollectTarget target, Duration timeout, ObjIntConsumer<Completion> progress) {
         Map<String, Completion> found = new LinkedHashMap<>();
         List<Completion> latest = new ArrayList<>(1);
-        ResponseListener sink = completion -> {
-            found.put(completion.requestId(), completion);
-            latest.add(completion);
+        List<DuplicateRejection> duplicates = new ArrayList<>();
+        ResponseListener sink = new ResponseListener() {
+            @Override
+            public void onCompletion(Completion completion) {
+                found.put(completion.requestId(), completion);
+                latest.add(completion);
+            }
+
+            @Override
+            public void onDuplicateRejected(DuplicateRejection rejection) {
+                duplicates.add(rejection);
+            }
         };
         ResponseAssembler assembler = new ResponseAssembler(sink, target::tracks, config.chunkGraceMs(), ResponseAssembler.DEFAULT_FINISHED_MEMORY);
         long deadline = clock.millis() + timeout.toMillis();
@@ -65,7 +74,8 @@ public final class ResponseCollector {
             assembler.flushTerminated();
             Set<String> missing = new HashSet<>(target.requestIds());
             missing.removeAll(found.keySet());
-            return new CollectResult(new ArrayList<>(found.values()), missing, metBy(target, found, done), reader.undecodable());
+            return new CollectResult(new ArrayList<>(found.values()), missing, metBy(target, found, done), reader.undecodable(),
+                    duplicates);
         }
     }
 

@@ -1,6 +1,7 @@
 package io.kvroute.ingress.client;
 
 import static io.kvroute.ingress.client.ResponseEvents.chunk;
+import static io.kvroute.ingress.client.ResponseEvents.duplicateRejection;
 import static io.kvroute.ingress.client.ResponseEvents.terminal;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -15,6 +16,7 @@ class ResponseAssemblerTest {
 
     private final List<Chunk> chunks = new ArrayList<>();
     private final List<Completion> completions = new ArrayList<>();
+    private final List<DuplicateRejection> duplicates = new ArrayList<>();
     private final ResponseListener listener = new ResponseListener() {
         @Override
         public void onChunk(Chunk chunk) {
@@ -24,6 +26,11 @@ class ResponseAssemblerTest {
         @Override
         public void onCompletion(Completion completion) {
             completions.add(completion);
+        }
+
+        @Override
+        public void onDuplicateRejected(DuplicateRejection rejection) {
+            duplicates.add(rejection);
         }
     };
     private final ResponseAssembler assembler = new ResponseAssembler(listener, GRACE_MS);
@@ -204,5 +211,53 @@ class ResponseAssemblerTest {
 
         assertThat(completions).extracting(Completion::requestId).containsExactly("gap");
         assertThat(assembler.pendingRequests()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldNeverEndARequestOnADuplicateRejectionBeforeDuringOrAfterItsRun() {
+        assembler.accept(duplicateRejection("r1"), 0);
+        assembler.accept(chunk("r1", 65_537, 0, "Hel"), 0);
+        assembler.accept(duplicateRejection("r1"), 0);
+        assembler.accept(chunk("r1", 65_537, 1, "lo"), 0);
+        assertThat(completions).isEmpty();
+
+        assembler.accept(terminal("r1", 65_537, 2, ResponseStatus.COMPLETED), 0);
+        assembler.accept(duplicateRejection("r1"), 0);
+
+        assertThat(completions).singleElement().satisfies(c -> {
+            assertThat(c.status()).isEqualTo(ResponseStatus.COMPLETED);
+            assertThat(c.text()).isEqualTo("Hello");
+            assertThat(c.customId()).isEqualTo("c-r1");
+            assertThat(c.attempt()).isEqualTo(65_537);
+        });
+        assertThat(chunks).extracting(Chunk::text).containsExactly("Hel", "lo");
+        assertThat(duplicates).hasSize(3).allSatisfy(d -> {
+            assertThat(d.requestId()).isEqualTo("r1");
+            assertThat(d.customId()).isEqualTo("dup-r1");
+            assertThat(d.reason()).startsWith("duplicate_request_id");
+        });
+        assertThat(assembler.duplicateSubmissions()).isEqualTo(3);
+        assertThat(assembler.lateDropped()).isZero();
+    }
+
+    @Test
+    void shouldKeepARouterAnswerOfTheFirstRequestAsItsResultDespiteADuplicateBeforeIt() {
+        assembler.accept(duplicateRejection("r1"), 0);
+        assertThat(assembler.pendingRequests()).isZero();
+
+        assembler.accept(terminal("r1", 1, 0, ResponseStatus.CANCELLED), 0);
+
+        assertThat(completions).extracting(Completion::status).containsExactly(ResponseStatus.CANCELLED);
+        assertThat(duplicates).hasSize(1);
+    }
+
+    @Test
+    void shouldNotReportDuplicateRejectionsOfUntrackedRequests() {
+        ResponseAssembler mine = new ResponseAssembler(listener, Set.of("mine")::contains, GRACE_MS, 10);
+
+        mine.accept(duplicateRejection("other"), 0);
+
+        assertThat(duplicates).isEmpty();
+        assertThat(mine.duplicateSubmissions()).isZero();
     }
 }

@@ -28,4 +28,16 @@ final class ResponseEvents {
         return ResponseEvent.newBuilder().setRequestId(id).setCustomId("c-" + id).setAttempt(attempt)
                 .setSequence(sequence).setTerminal(result).setProducedAtMs(2_000_000L).build();
     }
+
+    /** The router's REJECTED answer to a later submission reusing {@code id}. */
+    static ResponseEvent duplicateRejection(String id) {
+        TerminalResult result = TerminalResult.newBuilder()
+                .setStatus(ResponseStatus.REJECTED)
+                .setFinishReason("rejected")
+                .setUsage(new Usage(0, 0, 0))
+                .setError("duplicate_request_id: duplicate request id")
+                .build();
+        return ResponseEvent.newBuilder().setRequestId(id).setCustomId("dup-" + id).setAttempt(0).setSequence(0)
+                .setTerminal(result).setDuplicate(true).setProducedAtMs(3_000_000L).build();
+    }
 }

@@ -115,6 +115,27 @@ class CommandsIntegrationTest {
     }
 
     @Test
+    void shouldCollectTheFirstRequestsResultAndReportARejectedDuplicateSubmissionApart() throws Exception {
+        String id = "dup-" + java.util.UUID.randomUUID();
+        Path ids = dir.resolve("dup-ids.txt");
+        Files.writeString(ids, id + "\n");
+        worker.duplicateRejection(id);
+        worker.chunk(id, 65_537, 0, "the first one wins");
+        worker.terminal(id, 65_537, 1, io.kvroute.schemas.v1.ResponseStatus.COMPLETED, 4);
+        worker.duplicateRejection(id);
+        Path output = dir.resolve("dup-out.jsonl");
+
+        Run collect = run(new CollectCommand(), "collect", "--output", output.toString(), "--ids", ids.toString(), "--timeout", "30s");
+
+        assertThat(collect.exit).as(collect.err).isZero();
+        assertThat(collect.out).contains("collected 1 results {COMPLETED=1}");
+        assertThat(collect.err).contains("duplicate submissions were rejected").contains(id);
+        List<String> lines = Files.readAllLines(output);
+        assertThat(lines).hasSize(1);
+        assertThat(parse(lines.get(0)).at("/response/status_code").asInt()).isEqualTo(200);
+    }
+
+    @Test
     void shouldWaitForResultsWhenAsked() throws Exception {
         Path input = dir.resolve("wait.jsonl");
         List<String> lines = new ArrayList<>();

@@ -114,6 +114,21 @@ final class FakeWorker implements AutoCloseable {
         terminals.commitTransaction();
     }
 
+    /** What the router writes for a later submission that reused {@code requestId}. */
+    void duplicateRejection(String requestId) {
+        TerminalResult result = TerminalResult.newBuilder()
+                .setStatus(ResponseStatus.REJECTED)
+                .setFinishReason("rejected")
+                .setUsage(new Usage(0, 0, 0))
+                .setError("duplicate_request_id: duplicate request id")
+                .build();
+        terminals.beginTransaction();
+        terminals.send(new ProducerRecord<>(stack.topics.responses().name(), requestId, ResponseEvent.newBuilder()
+                .setRequestId(requestId).setAttempt(0).setSequence(0).setTerminal(result).setDuplicate(true)
+                .setProducedAtMs(1_700_000_000_000L).build()));
+        terminals.commitTransaction();
+    }
+
     @Override
     public void close() throws InterruptedException {
         running = false;

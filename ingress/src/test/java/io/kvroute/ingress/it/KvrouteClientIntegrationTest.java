@@ -183,6 +183,33 @@ class KvrouteClientIntegrationTest {
     }
 
     @Test
+    void shouldCompleteOnlyWithTheFirstRequestsResultWhenADuplicateSubmissionIsRejected() throws Exception {
+        SubmitRequest request = SubmitRequest.builder().tenant(FakeWorker.MANUAL_TENANT).customId("manual-dup")
+                .model("llama-3.1-8b").maxTokens(4).prompt("hello").build();
+        InferenceRequest prepared = client.prepare(request);
+        String id = prepared.getRequestId();
+        long rejectionsBefore = client.duplicateRejections();
+
+        CompletableFuture<Completion> future = client.submit(prepared, chunk -> { });
+        worker.duplicateRejection(id);
+        worker.chunk(id, 65_537, 0, "still ");
+        worker.duplicateRejection(id);
+        worker.chunk(id, 65_537, 1, "mine");
+        worker.terminal(id, 65_537, 2, ResponseStatus.COMPLETED, 2);
+        worker.duplicateRejection(id);
+        Completion completion = future.get(20, TimeUnit.SECONDS);
+
+        assertThat(completion.status()).isEqualTo(ResponseStatus.COMPLETED);
+        assertThat(completion.text()).isEqualTo("still mine");
+        // the third came after the completion, when the client no longer follows the id
+        await().atMost(Duration.ofSeconds(20)).until(() -> client.duplicateRejections() - rejectionsBefore == 2);
+        CollectResult replay = new ResponseCollector(stack.clientConfig(), Clock.systemUTC())
+                .collect(CollectTarget.ids(Set.of(id)), Duration.ofSeconds(20), (latest, count) -> { });
+        assertThat(replay.completions()).singleElement().extracting(Completion::text).isEqualTo("still mine");
+        assertThat(replay.duplicateRejections()).extracting(d -> d.requestId()).containsExactly(id, id, id);
+    }
+
+    @Test
     void shouldFollowARequestSentFireAndForget() throws Exception {
         String id = client.send(SubmitRequest.builder().tenant(FakeWorker.MANUAL_TENANT).customId("watched")
                 .model("llama-3.1-8b").maxTokens(2).prompt("ping").build());

@@ -23,7 +23,9 @@ import java.util.Set;
  *       {@code lost} counts records (requests and poison) with no terminal at all;</li>
  *   <li>{@code duplicated_results} counts requests with committed terminals from more than one
  *       attempt: a request that ran to the end twice, whose reader would have seen two results;</li>
- *   <li>{@code dispatched_twice} counts requests written to the dispatch topics more than once;</li>
+ *   <li>{@code dispatched_twice} counts requests written to the dispatch topics more than once with
+ *       the same dispatch attempt (a re-placement from a silent region is the next attempt, and is
+ *       counted in {@code replaced});</li>
  *   <li>{@code requests_rerun} (information, not a failure) counts requests with events from more
  *       than one attempt: the faults did hit work in flight;</li>
  *   <li>every poison record must be in the dead-letter topic with a reason;</li>
@@ -42,6 +44,7 @@ public record ChaosReport(
         int duplicatedResults,
         int redeliveredTerminals,
         int dispatchedTwice,
+        int replaced,
         long requestsRerun,
         int dlq,
         int poisonInDlq,
@@ -72,7 +75,7 @@ public record ChaosReport(
         for (ResponseStatus status : ResponseStatus.values()) {
             results.put(status, 0);
         }
-        int lost = 0, duplicated = 0, redelivered = 0, dispatchedTwice = 0, disagreements = 0, poison = 0;
+        int lost = 0, duplicated = 0, redelivered = 0, dispatchedTwice = 0, replaced = 0, disagreements = 0, poison = 0;
         Set<String> deadLetterKeysWithReason = new HashSet<>();
         audit.deadLetters().stream()
                 .filter(d -> d.key() != null && d.reason() != null && !d.reason().isBlank())
@@ -86,8 +89,12 @@ public record ChaosReport(
                     poisonMissing.add(id);
                 }
             }
-            if (audit.dispatchRecords().getOrDefault(id, 0) > 1) {
+            Map<Integer, Integer> dispatches = audit.dispatchRecords().getOrDefault(id, Map.of());
+            if (dispatches.values().stream().anyMatch(count -> count > 1)) {
                 dispatchedTwice++;
+            }
+            if (dispatches.keySet().stream().anyMatch(attempt -> attempt > 1)) {
+                replaced++;
             }
             List<TopicAudit.Terminal> terminals = audit.terminals().getOrDefault(id, List.of());
             if (terminals.isEmpty()) {
@@ -109,7 +116,7 @@ public record ChaosReport(
             }
         }
         return new ChaosReport(items.size(), poison, faults, skipped, results, lost, duplicated, redelivered, dispatchedTwice,
-                audit.requestsRerun(), audit.deadLetters().size(), poison - poisonMissing.size(), poisonMissing.stream().limit(20).toList(),
+                replaced, audit.requestsRerun(), audit.deadLetters().size(), poison - poisonMissing.size(), poisonMissing.stream().limit(20).toList(),
                 dispatchedToSilentRegion(audit, injected, telemetryTtlMs), disagreements, List.copyOf(injected), durationSeconds);
     }
 
@@ -160,6 +167,7 @@ public record ChaosReport(
         json.put("duplicated_results", duplicatedResults);
         json.put("redelivered_terminals", redeliveredTerminals);
         json.put("dispatched_twice", dispatchedTwice);
+        json.put("replaced", replaced);
         json.put("requests_rerun", requestsRerun);
         json.put("dlq", dlq);
         json.put("poison_in_dlq", poisonInDlq);
@@ -199,6 +207,7 @@ public record ChaosReport(
         out.printf("  %-26s %d%n", "lost", lost);
         out.printf("  %-26s %d%n", "duplicated results", duplicatedResults);
         out.printf("  %-26s %d%n", "dispatched twice", dispatchedTwice);
+        out.printf("  %-26s %d (from a silent region to another)%n", "re-placed by the router", replaced);
         out.printf("  %-26s %d (a run cut short by a fault and redone)%n", "requests rerun", requestsRerun);
         out.printf("  %-26s %d (poison in it: %d of %d)%n", "dead letters", dlq, poisonInDlq, poison);
         out.printf("  %-26s %d%n", "sent to a silent region", dispatchedToSilentRegion);

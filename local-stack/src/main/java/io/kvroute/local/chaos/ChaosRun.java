@@ -47,10 +47,15 @@ public final class ChaosRun {
                           Duration drainTimeout, Path workDir, Map<String, String> settings) {
     }
 
-    /** Failure detection tuned for a run of minutes: a dead member is noticed in 6 s instead of Kafka's 45 s. */
+    /**
+     * Failure detection tuned for a run of minutes: a dead member is noticed in 6 s instead of
+     * Kafka's 45 s, and a silent region's queued work is re-placed after 8 s instead of 30 s.
+     */
     static final Map<String, String> FAST_FAILOVER = Map.of(
             "kafka.session.timeout.ms", "6000",
-            "kafka.heartbeat.interval.ms", "1000");
+            "kafka.heartbeat.interval.ms", "1000",
+            "router.replace.patience.ms", "8000",
+            "worker.replacement.check.after.ms", "3000");
 
     private final Options options;
     private final PrintStream progress;

@@ -48,7 +48,7 @@ public final class TopicAudit {
 
     private final Map<String, List<Terminal>> terminals = new HashMap<>();
     private final Map<String, Set<Integer>> attempts = new HashMap<>();
-    private final Map<String, Integer> dispatchRecords = new HashMap<>();
+    private final Map<String, Map<Integer, Integer>> dispatchRecords = new HashMap<>();
     private final List<Dispatch> dispatchDecisions = new ArrayList<>();
     private final List<DeadLetter> deadLetters = new ArrayList<>();
     private long undecodable;
@@ -68,7 +68,8 @@ public final class TopicAudit {
                 if (event != null) {
                     audit.attempts.computeIfAbsent(event.getRequestId(), id -> new HashSet<>()).add(event.getAttempt());
                 }
-                if (event != null && event.getTerminal() != null) {
+                // a duplicate submission's rejection answers that submission, not the request (the response rule)
+                if (event != null && event.getTerminal() != null && !event.getDuplicate()) {
                     audit.terminals.computeIfAbsent(event.getRequestId(), id -> new ArrayList<>())
                             .add(new Terminal(event.getAttempt(), event.getTerminal().getStatus()));
                 }
@@ -76,8 +77,9 @@ public final class TopicAudit {
             Deserializer<DispatchedRequest> dispatched = serdes.valueSerde(DispatchedRequest.class).deserializer();
             for (String region : regions) {
                 audit.readToEnd(consumer, topics.dispatchTopic(region), timeout, record -> {
-                    if (audit.decode(dispatched, record) != null) {
-                        audit.dispatchRecords.merge(record.key(), 1, Integer::sum);
+                    DispatchedRequest value = audit.decode(dispatched, record);
+                    if (value != null) {
+                        audit.dispatchRecords.computeIfAbsent(record.key(), id -> new HashMap<>()).merge(value.getAttempt(), 1, Integer::sum);
                     }
                 });
             }
@@ -137,8 +139,8 @@ public final class TopicAudit {
         return attempts.values().stream().filter(a -> a.size() > 1).count();
     }
 
-    /** Records on the dispatch topics per request id. */
-    public Map<String, Integer> dispatchRecords() {
+    /** Records on the dispatch topics per request id and dispatch attempt (a re-placement is the next attempt). */
+    public Map<String, Map<Integer, Integer>> dispatchRecords() {
         return dispatchRecords;
     }
 

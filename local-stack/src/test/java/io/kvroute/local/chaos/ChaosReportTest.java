@@ -18,7 +18,7 @@ class ChaosReportTest {
             if (item.isPoison()) {
                 audit.deadLetters().add(new TopicAudit.DeadLetter(item.requestId(), "kvroute.requests", "not a Confluent-framed record"));
             } else {
-                audit.dispatchRecords().put(item.requestId(), 1);
+                audit.dispatchRecords().put(item.requestId(), new java.util.HashMap<>(Map.of(1, 1)));
             }
         }
         return audit;
@@ -84,11 +84,16 @@ class ChaosReportTest {
     }
 
     @Test
-    void shouldFailWhenARequestIsDispatchedTwice() {
+    void shouldFailWhenARequestIsDispatchedTwiceWithTheSameAttemptButCountARePlacementApart() {
         TopicAudit audit = auditWhereEveryRecordHasOneResult();
-        audit.dispatchRecords().put(firstGoodItem().requestId(), 2);
+        audit.dispatchRecords().put(firstGoodItem().requestId(), Map.of(1, 2));
+        String moved = items.get(items.size() - 1).isPoison() ? items.get(items.size() - 2).requestId() : items.get(items.size() - 1).requestId();
+        audit.dispatchRecords().put(moved, Map.of(1, 1, 2, 1));
 
-        assertThat(ChaosReport.of(items, audit, List.of(), null, 2_000, 1.0).dispatchedTwice()).isEqualTo(1);
+        ChaosReport report = ChaosReport.of(items, audit, List.of(), null, 2_000, 1.0);
+
+        assertThat(report.dispatchedTwice()).isEqualTo(1);
+        assertThat(report.replaced()).isEqualTo(1);
     }
 
     @Test

@@ -14,6 +14,7 @@ public record Rejection(String kind, String message) {
     public static final String DEADLINE_PASSED = "deadline_passed";
     public static final String UNKNOWN_REGION = "unknown_region";
     public static final String NO_CAPACITY = "no_capacity";
+    public static final String DUPLICATE_REQUEST_ID = "duplicate_request_id";
 
     /** The text put in the REJECTED response's error and the decision's reason. */
     public String reason() {

@@ -57,6 +57,9 @@ public final class RouterConfig {
     public static final String CANDIDATE_SAMPLE_SIZE = "router.candidate.sample.size";
     public static final String CANDIDATE_PREFIX_HOLDERS = "router.candidate.prefix.holders";
     public static final String CLOSE_TIMEOUT_MS = "router.close.timeout.ms";
+    public static final String DEDUP_RETENTION_MS = "router.dedup.retention.ms";
+    /** How long a region may be silent before its dispatched, unfinished requests are placed elsewhere. */
+    public static final String REPLACE_PATIENCE_MS = "router.replace.patience.ms";
     public static final String KAFKA_PREFIX = "kafka.";
 
     public static final String DEFAULT_TOPIC_PREFIX = KvrouteTopics.DEFAULT_PREFIX;
@@ -73,6 +76,11 @@ public final class RouterConfig {
     /** Per routing task; past it a request is rejected at once (NO_CAPACITY) instead of waiting. */
     public static final long DEFAULT_PARKED_MAX_COUNT = 100_000;
     public static final long DEFAULT_CLOSE_TIMEOUT_MS = 30_000;
+    /** How long an accepted request id is remembered, so a later request reusing it is rejected as a duplicate. */
+    public static final long DEFAULT_DEDUP_RETENTION_MS = 86_400_000;
+    public static final long DEFAULT_REPLACE_PATIENCE_MS = 30_000;
+    public static final long MIN_DEDUP_RETENTION_MS = 60_000;
+    public static final long MAX_DEDUP_RETENTION_MS = 30L * 86_400_000;
     public static final String EXACTLY_ONCE_V2 = StreamsConfig.EXACTLY_ONCE_V2;
 
     private static final Pattern REGION = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
@@ -94,6 +102,8 @@ public final class RouterConfig {
     private final long parkedMaxMs;
     private final long parkedMaxCount;
     private final long closeTimeoutMs;
+    private final long dedupRetentionMs;
+    private final long replacePatienceMs;
     private final RoutingSettings routing;
     private final Map<String, Object> kafkaOverrides;
     private final Map<String, Object> serdeConfig;
@@ -118,7 +128,14 @@ public final class RouterConfig {
         parkedMaxMs = s.longValue(PARKED_MAX_MS, 1, Long.MAX_VALUE / 4);
         parkedMaxCount = s.longValue(PARKED_MAX_COUNT, 1, 100_000_000);
         closeTimeoutMs = s.longValue(CLOSE_TIMEOUT_MS, 0, 3_600_000);
+        dedupRetentionMs = s.longValue(DEDUP_RETENTION_MS, MIN_DEDUP_RETENTION_MS, MAX_DEDUP_RETENTION_MS);
         long ttl = s.longValue(TELEMETRY_TTL_MS, 1, 3_600_000);
+        replacePatienceMs = s.longValue(REPLACE_PATIENCE_MS, 1, 86_400_000);
+        if (replacePatienceMs <= ttl) {
+            // a region is only silent once its telemetry is stale: re-placing sooner would move work from live workers
+            throw new ConfigException(REPLACE_PATIENCE_MS, Long.toString(replacePatienceMs),
+                    "must be longer than " + TELEMETRY_TTL_MS + " (" + ttl + ")");
+        }
         double queueFactor = s.doubleValue(SATURATION_QUEUE_FACTOR, 0.01, 1_000);
         double kvSaturation = s.doubleValue(SATURATION_KV_USAGE, 0.01, 1.0);
         double kvHeadroom = s.doubleValue(KV_HEADROOM, 0.01, 1.0);
@@ -183,6 +200,8 @@ public final class RouterConfig {
         d.put(CANDIDATE_SAMPLE_SIZE, Integer.toString(RoutingSettings.DEFAULT_CANDIDATE_SAMPLE_SIZE));
         d.put(CANDIDATE_PREFIX_HOLDERS, Integer.toString(RoutingSettings.DEFAULT_CANDIDATE_PREFIX_HOLDERS));
         d.put(CLOSE_TIMEOUT_MS, Long.toString(DEFAULT_CLOSE_TIMEOUT_MS));
+        d.put(DEDUP_RETENTION_MS, Long.toString(DEFAULT_DEDUP_RETENTION_MS));
+        d.put(REPLACE_PATIENCE_MS, Long.toString(DEFAULT_REPLACE_PATIENCE_MS));
         return Collections.unmodifiableMap(d);
     }
 
@@ -292,9 +311,11 @@ public final class RouterConfig {
     public int metricsPort() { return metricsPort; }
     public String metricsHost() { return metricsHost; }
     public long parkedRetryMs() { return parkedRetryMs; }
+    public long replacePatienceMs() { return replacePatienceMs; }
     public long parkedMaxMs() { return parkedMaxMs; }
     public long parkedMaxCount() { return parkedMaxCount; }
     public long closeTimeoutMs() { return closeTimeoutMs; }
+    public long dedupRetentionMs() { return dedupRetentionMs; }
     public RoutingSettings routing() { return routing; }
     public Map<String, Object> kafkaOverrides() { return kafkaOverrides; }
     /** Settings for {@code io.kvroute.schemas.serde.Serdes}: the registry URL and serde options. */

@@ -22,6 +22,7 @@ public final class RouterMetrics {
     public static final String REQUESTS_CANCELLED = PREFIX + "requests.cancelled";
     public static final String REQUESTS_DEAD_LETTERED = PREFIX + "requests.dead.lettered";
     public static final String REQUESTS_PARKED = PREFIX + "requests.parked";
+    public static final String REQUESTS_REPLACED = PREFIX + "requests.replaced";
     public static final String DECISION_LATENCY = PREFIX + "decision.latency";
     public static final String CANDIDATES_CONSIDERED = PREFIX + "candidates.considered";
     public static final String TELEMETRY_AGE = PREFIX + "telemetry.age.ms";
@@ -83,6 +84,11 @@ public final class RouterMetrics {
     /** A request answered CANCELLED by the router (cancelled before it was dispatched). */
     public void cancelled() {
         registry.counter(REQUESTS_CANCELLED).increment();
+    }
+
+    /** A dispatched request placed again because its region ({@code fromRegion}) went silent. */
+    public void replaced(String fromRegion) {
+        registry.counter(REQUESTS_REPLACED, TAG_REGION, fromRegion).increment();
     }
 
     public void deadLettered() {

@@ -2,6 +2,7 @@ package io.kvroute.router.topology;
 
 import io.kvroute.router.admission.RequestValidator;
 import io.kvroute.router.config.RouterConfig;
+import io.kvroute.router.errors.GlobalDeadLetters;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.routing.FleetView;
 import io.kvroute.router.routing.Router;
@@ -9,18 +10,22 @@ import io.kvroute.router.topology.internal.CancellationUpdater;
 import io.kvroute.router.topology.internal.DispatchRouting;
 import io.kvroute.router.topology.internal.KvEventUpdater;
 import io.kvroute.router.topology.internal.Parking;
+import io.kvroute.router.topology.internal.Replacement;
 import io.kvroute.router.topology.internal.RequestIntake;
+import io.kvroute.router.topology.internal.ResultTracker;
 import io.kvroute.router.topology.internal.RoutingProcessor;
 import io.kvroute.router.topology.internal.TelemetryUpdater;
 import io.kvroute.router.topology.internal.TopologyNames;
 import io.kvroute.schemas.serde.Serdes;
 import io.kvroute.schemas.topics.KvrouteTopics;
+import io.kvroute.schemas.v1.CancelRequest;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.InferenceRequest;
 import io.kvroute.schemas.v1.KvCacheEvent;
 import io.kvroute.schemas.v1.ResponseEvent;
 import io.kvroute.schemas.v1.RoutingDecision;
 import io.kvroute.schemas.v1.WorkerTelemetry;
+import java.time.Duration;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serde;
@@ -35,14 +40,20 @@ import org.apache.kafka.streams.state.Stores;
  * The router's Kafka Streams topology, a pure function of its configuration: it does no I/O.
  *
  * <pre>
- * requests (bytes) ──► intake: decode + validate ──► router: candidates → policy ──► dispatch.&lt;region&gt; (chosen partition)
+ * requests (bytes) ──► intake: decode + dedup + validate ──► router: candidates → policy ──► dispatch.&lt;region&gt; (chosen partition)
  *                          │  undecodable ──► dlq                 │  no candidate ──► parked store, retried on wall clock
  *                          └─ rejected ──► responses + decisions   └─────────────► decisions (every request)
- * worker-telemetry (compacted) ──► global store {@value TopologyNames#TELEMETRY_STORE} (decoded and checked on the way in)
+ *                          └─ duplicate id ──► responses (REJECTED, duplicate = true) + decisions
+ *                             accepted ids: windowed store {@value TopologyNames#ACCEPTED_IDS_STORE} (changelogged)
+ * worker-telemetry (compacted) ──► global store {@value TopologyNames#TELEMETRY_STORE} (decoded and checked on the way in;
+ *                                   refused records ──► dlq, outside the transaction, see {@link GlobalDeadLetters})
  *                                   and the router's in-memory fleet view (per (model, region) worker lists)
  * cancellations (compacted) ──► global store {@value TopologyNames#CANCELLATIONS_STORE} (cancelled request ids): the
  *               router answers CANCELLED, without dispatching, a request whose id is there when it arrives or
  *               while it is parked
+ * responses ──► result tracker: a terminal removes its request from {@value TopologyNames#IN_FLIGHT_STORE}, where the
+ *               router keeps every dispatched, unfinished request; those of a region silent past the re-placement
+ *               patience are dispatched again elsewhere (next attempt), with a marker on cancellations voiding the old one
  * kv-events ──► global processor ──► the router's in-memory KV-event index (last sequence per worker in
  *               global store {@value TopologyNames#KV_EVENTS_STORE})
  * </pre>
@@ -53,6 +64,7 @@ import org.apache.kafka.streams.state.Stores;
  */
 public final class RouterTopology {
     public static final String PARKED_STORE = TopologyNames.PARKED_STORE;
+    public static final String ACCEPTED_IDS_STORE = TopologyNames.ACCEPTED_IDS_STORE;
     public static final String TELEMETRY_STORE = TopologyNames.TELEMETRY_STORE;
     public static final String KV_EVENTS_STORE = TopologyNames.KV_EVENTS_STORE;
     public static final String CANCELLATIONS_STORE = TopologyNames.CANCELLATIONS_STORE;
@@ -65,6 +77,11 @@ public final class RouterTopology {
     }
 
     public static Topology build(RouterConfig config, Serdes serdes, RouterMetrics metrics) {
+        return build(config, serdes, metrics, GlobalDeadLetters.none());
+    }
+
+    /** As {@link #build(RouterConfig, Serdes, RouterMetrics)}; refused telemetry and KV events go to {@code deadLetters}. */
+    public static Topology build(RouterConfig config, Serdes serdes, RouterMetrics metrics, GlobalDeadLetters deadLetters) {
         KvrouteTopics topics = config.topics();
         Serde<InferenceRequest> requestSerde = serdes.valueSerde(InferenceRequest.class);
         Serde<WorkerTelemetry> telemetrySerde = serdes.valueSerde(WorkerTelemetry.class);
@@ -72,6 +89,7 @@ public final class RouterTopology {
         Serde<RoutingDecision> decisionSerde = serdes.valueSerde(RoutingDecision.class);
         Serde<ResponseEvent> responseSerde = serdes.valueSerde(ResponseEvent.class);
         Serde<KvCacheEvent> kvEventSerde = serdes.valueSerde(KvCacheEvent.class);
+        Serde<CancelRequest> cancelSerde = serdes.valueSerde(CancelRequest.class);
         String kvEventsTopic = topics.kvEvents().name();
         String requestsTopic = topics.requests().name();
         String telemetryTopic = topics.workerTelemetry().name();
@@ -88,7 +106,7 @@ public final class RouterTopology {
                 new StringDeserializer(), new ByteArrayDeserializer(),
                 telemetryTopic,
                 TopologyNames.TELEMETRY_UPDATER,
-                () -> new TelemetryUpdater(telemetryTopic, telemetrySerde.deserializer(), metrics, fleet));
+                () -> new TelemetryUpdater(telemetryTopic, telemetrySerde.deserializer(), metrics, fleet, deadLetters));
         topology.addGlobalStore(
                 Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(TopologyNames.KV_EVENTS_STORE),
                         org.apache.kafka.common.serialization.Serdes.String(),
@@ -97,7 +115,8 @@ public final class RouterTopology {
                 new StringDeserializer(), new ByteArrayDeserializer(),
                 kvEventsTopic,
                 TopologyNames.KV_EVENTS_UPDATER,
-                () -> new KvEventUpdater(kvEventsTopic, kvEventSerde.deserializer(), router.state().kvEventIndex(), metrics));
+                () -> new KvEventUpdater(kvEventsTopic, kvEventSerde.deserializer(), router.state().kvEventIndex(), metrics,
+                        deadLetters));
         topology.addGlobalStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TopologyNames.CANCELLATIONS_STORE),
                         org.apache.kafka.common.serialization.Serdes.String(),
@@ -106,16 +125,33 @@ public final class RouterTopology {
                 new StringDeserializer(), new ByteArrayDeserializer(),
                 topics.cancellations().name(),
                 TopologyNames.CANCELLATIONS_UPDATER,
-                CancellationUpdater::new);
+                () -> new CancellationUpdater(topics.cancellations().name(), cancelSerde.deserializer()));
 
         topology.addSource(TopologyNames.REQUESTS_SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), requestsTopic);
         topology.addProcessor(TopologyNames.INTAKE,
-                () -> new RequestIntake(requestsTopic, requestSerde.deserializer(), validator, config.policy(), metrics),
+                () -> new RequestIntake(requestsTopic, requestSerde.deserializer(), validator, config.policy(), metrics,
+                        config.dedupRetentionMs()),
                 TopologyNames.REQUESTS_SOURCE);
+        topology.addStateStore(
+                Stores.windowStoreBuilder(Stores.persistentWindowStore(TopologyNames.ACCEPTED_IDS_STORE,
+                                Duration.ofMillis(config.dedupRetentionMs()), Duration.ofMillis(1), false),
+                        org.apache.kafka.common.serialization.Serdes.String(),
+                        org.apache.kafka.common.serialization.Serdes.Long()),
+                TopologyNames.INTAKE);
         topology.addProcessor(TopologyNames.ROUTER,
                 () -> new RoutingProcessor(router, telemetryTopic, telemetrySerde.deserializer(),
-                        new Parking(config.parkedRetryMs(), config.parkedMaxMs(), config.parkedMaxCount()), metrics, fleet),
+                        new Parking(config.parkedRetryMs(), config.parkedMaxMs(), config.parkedMaxCount()),
+                        new Replacement(config.replacePatienceMs(), Math.min(1_000, config.replacePatienceMs())), metrics, fleet),
                 TopologyNames.INTAKE);
+        topology.addSource(TopologyNames.RESPONSES_SOURCE, new StringDeserializer(), new ByteArrayDeserializer(),
+                topics.responses().name());
+        topology.addProcessor(TopologyNames.RESULT_TRACKER,
+                () -> new ResultTracker(topics.responses().name(), responseSerde.deserializer()),
+                TopologyNames.RESPONSES_SOURCE);
+        topology.addStateStore(
+                Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TopologyNames.IN_FLIGHT_STORE),
+                        org.apache.kafka.common.serialization.Serdes.String(), dispatchSerde),
+                TopologyNames.ROUTER, TopologyNames.RESULT_TRACKER);
         topology.addStateStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TopologyNames.PARKED_STORE),
                         org.apache.kafka.common.serialization.Serdes.String(), requestSerde),
@@ -127,6 +163,8 @@ public final class RouterTopology {
                 new StringSerializer(), responseSerde.serializer(), TopologyNames.INTAKE, TopologyNames.ROUTER);
         topology.addSink(TopologyNames.DECISIONS_SINK, topics.decisions().name(),
                 new StringSerializer(), decisionSerde.serializer(), TopologyNames.INTAKE, TopologyNames.ROUTER);
+        topology.addSink(TopologyNames.CANCELLATIONS_SINK, topics.cancellations().name(),
+                new StringSerializer(), cancelSerde.serializer(), TopologyNames.ROUTER);
         topology.addSink(TopologyNames.DISPATCH_SINK, DispatchRouting.topicOf(topics),
                 new StringSerializer(), dispatchSerde.serializer(), DispatchRouting.partitioner(), TopologyNames.ROUTER);
         return topology;

@@ -48,6 +48,16 @@ class RouterConfigTest {
     }
 
     @Test
+    void shouldRememberAcceptedRequestIdsForADayUnlessToldOtherwise() {
+        assertThat(RouterConfig.from(Settings.of(minimal())).dedupRetentionMs()).isEqualTo(86_400_000L);
+        assertThat(with(RouterConfig.DEDUP_RETENTION_MS, "3600000").dedupRetentionMs()).isEqualTo(3_600_000L);
+        for (String bad : new String[] {"59999", "2592000001", "a day"}) {
+            assertThatThrownBy(() -> with(RouterConfig.DEDUP_RETENTION_MS, bad)).isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("router.dedup.retention.ms").hasMessageContaining(bad);
+        }
+    }
+
+    @Test
     void shouldSelectEveryBaselineAndSeedTheRandomisedOnes() {
         for (String name : io.kvroute.router.routing.Policies.names()) {
             assertThat(with("router.policy", name).policy()).isEqualTo(name);

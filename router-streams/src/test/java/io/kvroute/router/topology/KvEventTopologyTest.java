@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvroute.platform.config.Settings;
 import io.kvroute.router.config.RouterConfig;
+import io.kvroute.router.errors.GlobalDeadLetters;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.schemas.serde.Serdes;
+import io.kvroute.schemas.topics.DeadLetterHeaders;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.InferenceRequest;
 import io.kvroute.schemas.v1.KvCacheEvent;
@@ -16,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,6 +53,7 @@ class KvEventTopologyTest {
     private TestInputTopic<String, byte[]> rawKvEvents;
     private TestOutputTopic<String, DispatchedRequest> dispatchEast;
     private TestOutputTopic<String, RoutingDecision> decisions;
+    private final List<String> deadLetterReasons = new ArrayList<>();
 
     private void start(String policy) {
         Map<String, String> settings = new HashMap<>();
@@ -61,7 +65,10 @@ class KvEventTopologyTest {
         RouterConfig config = RouterConfig.from(Settings.of(settings));
         Serdes serdes = new Serdes(config.serdeConfig());
         metrics = new RouterMetrics(new SimpleMeterRegistry());
-        driver = new TopologyTestDriver(RouterTopology.build(config, serdes, metrics), config.streamsProperties(),
+        GlobalDeadLetters capture = (key, value, headers) -> deadLetterReasons.add(
+                new String(headers.lastHeader(DeadLetterHeaders.SOURCE_TOPIC).value(), StandardCharsets.UTF_8) + ": "
+                        + new String(headers.lastHeader(DeadLetterHeaders.ERROR_MESSAGE).value(), StandardCharsets.UTF_8));
+        driver = new TopologyTestDriver(RouterTopology.build(config, serdes, metrics, capture), config.streamsProperties(),
                 Instant.ofEpochMilli(T0));
         var topics = config.topics();
         requests = driver.createInputTopic(topics.requests().name(), new StringSerializer(),
@@ -134,6 +141,10 @@ class KvEventTopologyTest {
                 .isEqualTo(1.0);
         assertThat(metrics.registry().counter(RouterMetrics.KV_EVENTS_SKIPPED, RouterMetrics.TAG_REASON, "key_mismatch").count())
                 .isEqualTo(1.0);
+        assertThat(deadLetterReasons).hasSize(3).allSatisfy(reason -> assertThat(reason).startsWith("kvroute.kv-events: "));
+        assertThat(deadLetterReasons.get(0)).contains("magic byte");
+        assertThat(deadLetterReasons.get(1)).contains("without a worker id");
+        assertThat(deadLetterReasons.get(2)).contains("naming worker east-b");
     }
 
     @Test

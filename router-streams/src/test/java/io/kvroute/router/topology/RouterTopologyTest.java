@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import io.kvroute.platform.config.Settings;
 import io.kvroute.router.config.RouterConfig;
+import io.kvroute.router.errors.GlobalDeadLetters;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.schemas.serde.Serdes;
 import io.kvroute.schemas.topics.DeadLetterHeaders;
@@ -28,6 +29,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -48,6 +50,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 class RouterTopologyTest {
     private static final long T0 = 1_800_000_000_000L;
+    private static final long DEDUP_RETENTION_MS = 60_000;
 
     @TempDir
     Path stateDir;
@@ -66,6 +69,8 @@ class RouterTopologyTest {
     private TestOutputTopic<String, ResponseEvent> responses;
     private TestOutputTopic<byte[], byte[]> deadLetters;
     private TestInputTopic<String, CancelRequest> cancellations;
+    private TestInputTopic<String, byte[]> rawCancellations;
+    private final List<TestRecord<byte[], byte[]>> globalDeadLetters = new java.util.ArrayList<>();
 
     @BeforeEach
     void startDriver() {
@@ -77,11 +82,13 @@ class RouterTopologyTest {
         settings.put("router.max.prompt.tokens", "6000");
         settings.put("router.state.dir", stateDir.toString());
         settings.put("router.parked.max.count", "3");
+        settings.put("router.dedup.retention.ms", Long.toString(DEDUP_RETENTION_MS));
         config = RouterConfig.from(Settings.of(settings));
         serdes = new Serdes(config.serdeConfig());
         metrics = new RouterMetrics(new SimpleMeterRegistry());
         Properties props = config.streamsProperties();
-        driver = new TopologyTestDriver(RouterTopology.build(config, serdes, metrics), props, Instant.ofEpochMilli(T0));
+        GlobalDeadLetters capture = (key, value, headers) -> globalDeadLetters.add(new TestRecord<>(key, value, headers));
+        driver = new TopologyTestDriver(RouterTopology.build(config, serdes, metrics, capture), props, Instant.ofEpochMilli(T0));
         var topics = config.topics();
         requests = driver.createInputTopic(topics.requests().name(), new StringSerializer(),
                 serdes.valueSerde(InferenceRequest.class).serializer());
@@ -99,6 +106,7 @@ class RouterTopologyTest {
                 serdes.valueSerde(ResponseEvent.class).deserializer());
         cancellations = driver.createInputTopic(topics.cancellations().name(), new StringSerializer(),
                 serdes.valueSerde(CancelRequest.class).serializer());
+        rawCancellations = driver.createInputTopic(topics.cancellations().name(), new StringSerializer(), new ByteArraySerializer());
         deadLetters = driver.createOutputTopic(topics.deadLetters().name(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
@@ -206,6 +214,8 @@ class RouterTopologyTest {
                 Arguments.of("max_tokens", (Consumer<InferenceRequest.Builder>) b -> b.setMaxTokens(0)),
                 Arguments.of("max_tokens", (Consumer<InferenceRequest.Builder>) b -> b.setMaxTokens(8193)),
                 Arguments.of("prompt_too_long", (Consumer<InferenceRequest.Builder>) b -> b.setPromptTokenEstimate(6001)),
+                Arguments.of("prompt_too_long", (Consumer<InferenceRequest.Builder>) b -> b.setPromptTokenEstimate(10)
+                        .setPrompt("x".repeat(4 * 6001))),
                 Arguments.of("unknown_model", (Consumer<InferenceRequest.Builder>) b -> b.setModel("gpt-9")),
                 Arguments.of("deadline_passed", (Consumer<InferenceRequest.Builder>) b -> b.setDeadlineMs(T0 - 1)),
                 Arguments.of("unknown_region", (Consumer<InferenceRequest.Builder>) b -> b.setAllowedRegions(List.of("mars-1"))));
@@ -228,7 +238,79 @@ class RouterTopologyTest {
         assertThat(decision.getOutcome()).isEqualTo(DecisionOutcome.REJECTED);
         assertThat(decision.getReason()).startsWith(kind + ":");
         assertThat(dispatchEast.isEmpty()).isTrue();
+        assertThat(deadLetters.isEmpty()).isTrue();
         assertThat(metrics.registry().counter(RouterMetrics.REQUESTS_REJECTED, "reason", kind).count()).isEqualTo(1.0);
+
+        requests.pipeInput("good", Records.request("good", now()).build());
+        assertThat(dispatchEast.readKeyValuesToList()).as("nothing else disturbed").extracting(kv -> kv.key).containsExactly("good");
+        assertThat(responses.isEmpty()).isTrue();
+    }
+
+    static Stream<Arguments> undecodableBytes() {
+        return Stream.of(
+                Arguments.of("bytes that are not Avro", (UnaryOperator<byte[]>) valid -> "{\"prompt\": \"hi\"}".getBytes(StandardCharsets.UTF_8),
+                        "magic byte"),
+                Arguments.of("wrong magic byte", (UnaryOperator<byte[]>) valid -> withByte(valid, 0, (byte) 1), "magic byte 0x01"),
+                Arguments.of("unknown schema id", (UnaryOperator<byte[]>) valid -> withByte(valid, 1, (byte) 0x7f), "unknown schema id"),
+                Arguments.of("truncated record", (UnaryOperator<byte[]>) valid -> Arrays.copyOf(valid, valid.length / 2), "truncated"),
+                Arguments.of("header without a body", (UnaryOperator<byte[]>) valid -> Arrays.copyOf(valid, 5), "truncated"),
+                Arguments.of("Avro header, garbage body", (UnaryOperator<byte[]>) valid -> {
+                    byte[] bad = Arrays.copyOf(valid, 25);
+                    Arrays.fill(bad, 5, bad.length, (byte) 0xff);
+                    return bad;
+                }, "InferenceRequest"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("undecodableBytes")
+    void shouldDeadLetterUndecodableBytesWithReasonHeadersRejectTheirIdAndKeepRouting(String name, UnaryOperator<byte[]> corrupt,
+                                                                                      String reason) {
+        report("east-1", "us-east", List.of(0));
+        byte[] valid = serdes.valueSerde(InferenceRequest.class).serializer()
+                .serialize(config.topics().requests().name(), Records.request("poison", now()).build());
+        byte[] poison = corrupt.apply(valid);
+
+        rawRequests.pipeInput("poison".getBytes(StandardCharsets.UTF_8), poison);
+        requests.pipeInput("good", Records.request("good", now()).build());
+
+        TestRecord<byte[], byte[]> dead = deadLetters.readRecord();
+        assertThat(deadLetters.isEmpty()).isTrue();
+        assertThat(dead.value()).isEqualTo(poison);
+        assertThat(header(dead, DeadLetterHeaders.SOURCE_TOPIC)).isEqualTo("kvroute.requests");
+        assertThat(header(dead, DeadLetterHeaders.SOURCE_OFFSET)).isEqualTo("0");
+        assertThat(header(dead, DeadLetterHeaders.ERROR_CLASS)).isNotBlank();
+        assertThat(header(dead, DeadLetterHeaders.ERROR_MESSAGE)).contains(reason);
+        ResponseEvent rejected = responses.readValue();
+        assertThat(responses.isEmpty()).isTrue();
+        assertThat(rejected.getRequestId()).isEqualTo("poison");
+        assertThat(rejected.getDuplicate()).isFalse();
+        assertThat(rejected.getTerminal().getStatus()).isEqualTo(ResponseStatus.REJECTED);
+        assertThat(rejected.getTerminal().getError()).startsWith("undecodable:").contains(reason);
+        assertThat(decisions.readValuesToList()).extracting(RoutingDecision::getRequestId, RoutingDecision::getOutcome)
+                .containsExactly(tuple("poison", DecisionOutcome.REJECTED), tuple("good", DecisionOutcome.DISPATCHED));
+        assertThat(dispatchEast.readKeyValuesToList()).as("nothing else disturbed").extracting(kv -> kv.key).containsExactly("good");
+    }
+
+    @Test
+    void shouldDeadLetterAnInvalidRequestWhoseIdCannotBeReadWithoutAnswering() {
+        report("east-1", "us-east", List.of(0));
+        byte[] noId = serdes.valueSerde(InferenceRequest.class).serializer()
+                .serialize(config.topics().requests().name(), Records.request("", now()).build());
+
+        rawRequests.pipeInput(null, noId);
+        requests.pipeInput("good", Records.request("good", now()).build());
+
+        TestRecord<byte[], byte[]> dead = deadLetters.readRecord();
+        assertThat(dead.key()).isNull();
+        assertThat(header(dead, DeadLetterHeaders.ERROR_MESSAGE)).startsWith("empty_request_id");
+        assertThat(responses.isEmpty()).isTrue();
+        assertThat(dispatchEast.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("good");
+    }
+
+    private static byte[] withByte(byte[] bytes, int index, byte value) {
+        byte[] copy = bytes.clone();
+        copy[index] = value;
+        return copy;
     }
 
     @Test
@@ -358,9 +440,156 @@ class RouterTopologyTest {
         assertThat(dispatchEast.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("wanted");
     }
 
+    @Test
+    void shouldRejectADuplicateArrivingWhileTheFirstRunsWithoutTouchingTheFirst() {
+        report("east-1", "us-east", List.of(0));
+        requests.pipeInput("dup", Records.request("dup", now()).build());
+        assertThat(dispatchEast.readKeyValue().key).isEqualTo("dup");
+        assertThat(decisions.readValue().getOutcome()).isEqualTo(DecisionOutcome.DISPATCHED);
+        advance(1_000);
+
+        requests.pipeInput("dup", Records.request("dup", now()).setPrompt("another prompt").setCustomId("second").build());
+
+        assertDuplicateAnswered("dup", T0);
+        assertThat(dispatchEast.isEmpty()).as("the duplicate is never run").isTrue();
+        assertThat(metrics.registry().counter(RouterMetrics.REQUESTS_REJECTED, "reason", "duplicate_request_id").count())
+                .isEqualTo(1.0);
+    }
+
+    @Test
+    void shouldRejectADuplicateArrivingBeforeTheFirstIsDispatchedAndStillDispatchTheFirstOnce() {
+        requests.pipeInput("early", Records.request("early", now()).build());
+        assertThat(metrics.parked()).isEqualTo(1);
+
+        requests.pipeInput("early", Records.request("early", now()).build());
+        assertDuplicateAnswered("early", T0);
+
+        report("east-1", "us-east", List.of(0));
+        advance(100);
+        assertThat(dispatchEast.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("early");
+        assertThat(decisions.readValue().getOutcome()).isEqualTo(DecisionOutcome.DISPATCHED);
+        assertThat(responses.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldRejectADuplicateOfARequestThatAlreadyHasItsTerminal() {
+        report("east-1", "us-east", List.of(0));
+        requests.pipeInput("done", Records.request("done", now()).setMaxTokens(0).build());
+        ResponseEvent first = responses.readValue();
+        assertThat(first.getTerminal().getError()).startsWith("max_tokens:");
+        assertThat(first.getDuplicate()).isFalse();
+        decisions.readValue();
+
+        requests.pipeInput("done", Records.request("done", now()).build());
+
+        assertDuplicateAnswered("done", T0);
+        assertThat(dispatchEast.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldAnswerAnUndecodableRecordReusingAnAcceptedIdAsADuplicate() {
+        report("east-1", "us-east", List.of(0));
+        requests.pipeInput("taken", Records.request("taken", now()).build());
+        dispatchEast.readKeyValue();
+        decisions.readValue();
+
+        rawRequests.pipeInput("taken".getBytes(StandardCharsets.UTF_8), "not avro".getBytes(StandardCharsets.UTF_8));
+
+        assertThat(deadLetters.readRecordsToList()).hasSize(1);
+        assertDuplicateAnswered("taken", T0);
+    }
+
+    @Test
+    void shouldAcceptAnIdAgainOnceItsRetentionHasPassed() {
+        report("east-1", "us-east", List.of(0));
+        requests.pipeInput("old", Records.request("old", now()).build());
+        dispatchEast.readKeyValue();
+        decisions.readValue();
+
+        advance(DEDUP_RETENTION_MS + 1);
+        report("east-1", "us-east", List.of(0));
+        requests.pipeInput("old", Records.request("old", now()).build());
+
+        assertThat(dispatchEast.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("old");
+        assertThat(responses.isEmpty()).isTrue();
+    }
+
+    private void assertDuplicateAnswered(String id, long firstAcceptedAt) {
+        List<ResponseEvent> answers = responses.readValuesToList();
+        assertThat(answers).hasSize(1);
+        ResponseEvent answer = answers.get(0);
+        assertThat(answer.getRequestId()).isEqualTo(id);
+        assertThat(answer.getDuplicate()).isTrue();
+        assertThat(answer.getAttempt()).isZero();
+        assertThat(answer.getTerminal().getStatus()).isEqualTo(ResponseStatus.REJECTED);
+        assertThat(answer.getTerminal().getError()).startsWith("duplicate_request_id: duplicate request id")
+                .contains(Long.toString(firstAcceptedAt));
+        List<RoutingDecision> decided = decisions.readValuesToList();
+        assertThat(decided).extracting(RoutingDecision::getRequestId, RoutingDecision::getOutcome)
+                .containsExactly(tuple(id, DecisionOutcome.REJECTED));
+        assertThat(decided.get(0).getReason()).startsWith("duplicate_request_id: duplicate request id");
+    }
+
+    @Test
+    void shouldCancelOnAnUndecodableCancelWrittenBeforeTheRequestAndWithdrawOnATombstone() {
+        report("east-1", "us-east", List.of(0, 1));
+        rawCancellations.pipeInput("odd-cancel", new byte[] {7, 7, 7});
+        rawCancellations.pipeInput("withdrawn", new byte[] {7});
+        rawCancellations.pipeInput("withdrawn", (byte[]) null);
+
+        requests.pipeInput("odd-cancel", Records.request("odd-cancel", now()).build());
+        requests.pipeInput("withdrawn", Records.request("withdrawn", now()).build());
+
+        assertThat(responses.readValuesToList()).extracting(ResponseEvent::getRequestId, e -> e.getTerminal().getStatus())
+                .containsExactly(tuple("odd-cancel", ResponseStatus.CANCELLED));
+        assertThat(dispatchEast.readKeyValuesToList()).extracting(kv -> kv.key).containsExactly("withdrawn");
+    }
+
     private void cancel(String requestId) {
         cancellations.pipeInput(requestId, CancelRequest.newBuilder().setRequestId(requestId).setReason("test")
                 .setRequestedAtMs(now()).build());
+    }
+
+    static Stream<Arguments> refusedTelemetry() {
+        return Stream.of(
+                Arguments.of("garbage bytes", "undecodable", "east-1", null, "truncated"),
+                Arguments.of("negative capacity", "implausible", "east-1",
+                        (Consumer<WorkerTelemetry.Builder>) b -> b.setKvBlocksTotal(-5), "negative KV capacity"),
+                Arguments.of("KV usage over 100 %", "implausible", "east-1",
+                        (Consumer<WorkerTelemetry.Builder>) b -> b.setKvUsage(1.5), "outside [0, 1]"),
+                Arguments.of("more KV blocks used than exist", "implausible", "east-1",
+                        (Consumer<WorkerTelemetry.Builder>) b -> b.setKvBlocksUsed(28_001), "exceed total"),
+                Arguments.of("no worker id key", "no_key", null, (Consumer<WorkerTelemetry.Builder>) b -> { }, "without a worker id"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("refusedTelemetry")
+    void shouldSkipCountAndDeadLetterRefusedTelemetryAndKeepRouting(String name, String kind, String key,
+                                                                     Consumer<WorkerTelemetry.Builder> change, String reason) {
+        byte[] refused = new byte[] {9, 9, 9};
+        if (change != null) {
+            WorkerTelemetry.Builder builder = Records.telemetry("east-1", "us-east", List.of(0), now());
+            change.accept(builder);
+            refused = serdes.valueSerde(WorkerTelemetry.class).serializer().serialize(config.topics().workerTelemetry().name(), builder.build());
+        }
+
+        rawTelemetry.pipeInput(key, refused);
+        requests.pipeInput("r1", Records.request("r1", now()).build());
+        assertThat(dispatchEast.isEmpty()).as("refused telemetry is never trusted").isTrue();
+
+        assertThat(metrics.registry().counter(RouterMetrics.TELEMETRY_SKIPPED, "reason", kind).count()).isEqualTo(1.0);
+        byte[] expected = refused;
+        assertThat(globalDeadLetters).singleElement().satisfies(dead -> {
+            assertThat(dead.value()).isEqualTo(expected);
+            assertThat(header(dead, DeadLetterHeaders.SOURCE_TOPIC)).isEqualTo("kvroute.worker-telemetry");
+            assertThat(header(dead, DeadLetterHeaders.SOURCE_OFFSET)).isEqualTo("0");
+            assertThat(header(dead, DeadLetterHeaders.ERROR_MESSAGE)).contains(reason);
+        });
+        assertThat(deadLetters.isEmpty()).isTrue();
+
+        report("east-2", "us-east", List.of(0));
+        advance(60);
+        assertThat(dispatchEast.readValue().getWorkerId()).as("nothing else disturbed").isEqualTo("east-2");
     }
 
     @Test

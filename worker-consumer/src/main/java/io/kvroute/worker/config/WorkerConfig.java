@@ -30,7 +30,8 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
                            String region, List<String> models, String engine, long networkDelayMs, int kvBlocks,
                            int hostKvBlocks, int maxRunning, int maxBatchedTokens, double speed, int chunkTokens,
                            long telemetryIntervalMs, int maxWaiting, long commitIntervalMs, String metricsHost, int metricsPort,
-                           Map<String, Object> kafka, OpenAiSettings openai) {
+                           Map<String, Object> kafka, OpenAiSettings openai, long cancellationLookbackMs,
+                           long replacementCheckAfterMs) {
     public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
     public static final String SCHEMA_REGISTRY_URL = "schema.registry.url";
     public static final String TOPIC_PREFIX = "kvroute.topic.prefix";
@@ -58,6 +59,8 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
     public static final String OPENAI_CONNECT_TIMEOUT_MS = "worker.openai.connect.timeout.ms";
     public static final String OPENAI_METRICS_INTERVAL_MS = "worker.openai.metrics.interval.ms";
     public static final String OPENAI_RATE_LIMIT_COOLDOWN_MS = "worker.openai.rate.limit.cooldown.ms";
+    public static final String CANCELLATION_LOOKBACK_MS = "worker.cancellation.lookback.ms";
+    public static final String REPLACEMENT_CHECK_AFTER_MS = "worker.replacement.check.after.ms";
     public static final String KAFKA_PREFIX = "kafka.";
 
     /** Upper bound of {@code kafka.max.poll.records}, so the finished-offsets metadata stays under Kafka's limit. */
@@ -86,6 +89,19 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
     /** Loopback unless told otherwise: metrics are not for the open network by default. */
     public static final String DEFAULT_METRICS_HOST = "127.0.0.1";
     public static final int DEFAULT_METRICS_PORT = -1;
+    /**
+     * At start-up a worker reads back the cancels of this last stretch of time, so a cancel written
+     * before it started (for a request its partitions still hold, whose previous owner died) is not
+     * missed; 0 reads only new cancels. At most the cancellations topic's retention (7 days).
+     */
+    public static final long DEFAULT_CANCELLATION_LOOKBACK_MS = 600_000;
+    public static final long MAX_CANCELLATION_LOOKBACK_MS = 604_800_000;
+    /**
+     * A dispatch record that waited longer than this, or a commit after the loop was frozen or
+     * failing for longer, first makes sure no re-placement marker is pending (see DispatchConsumer).
+     * Keep it below the router's {@code router.replace.patience.ms} (default 30 s).
+     */
+    public static final long DEFAULT_REPLACEMENT_CHECK_AFTER_MS = 5_000;
 
     /** Every default, for the lowest layer of {@link Settings}. */
     public static Map<String, String> defaults() {
@@ -105,6 +121,8 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
         d.put(COMMIT_INTERVAL_MS, Long.toString(DEFAULT_COMMIT_INTERVAL_MS));
         d.put(METRICS_HOST, DEFAULT_METRICS_HOST);
         d.put(METRICS_PORT, Integer.toString(DEFAULT_METRICS_PORT));
+        d.put(CANCELLATION_LOOKBACK_MS, Long.toString(DEFAULT_CANCELLATION_LOOKBACK_MS));
+        d.put(REPLACEMENT_CHECK_AFTER_MS, Long.toString(DEFAULT_REPLACEMENT_CHECK_AFTER_MS));
         d.put(OPENAI_MAX_CONCURRENCY, Integer.toString(DEFAULT_OPENAI_MAX_CONCURRENCY));
         d.put(OPENAI_REQUEST_TIMEOUT_MS, Long.toString(DEFAULT_OPENAI_REQUEST_TIMEOUT_MS));
         d.put(OPENAI_CONNECT_TIMEOUT_MS, Long.toString(DEFAULT_OPENAI_CONNECT_TIMEOUT_MS));
@@ -146,7 +164,9 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
                 s.longValue(COMMIT_INTERVAL_MS, 1, 10_000),
                 s.string(METRICS_HOST),
                 s.intValue(METRICS_PORT, -1, 65_535),
-                Map.copyOf(s.withPrefix(KAFKA_PREFIX)), openai);
+                Map.copyOf(s.withPrefix(KAFKA_PREFIX)), openai,
+                s.longValue(CANCELLATION_LOOKBACK_MS, 0, MAX_CANCELLATION_LOOKBACK_MS),
+                s.longValue(REPLACEMENT_CHECK_AFTER_MS, 1, 3_600_000));
     }
 
     private static OpenAiSettings openAi(Settings s, List<String> models) {

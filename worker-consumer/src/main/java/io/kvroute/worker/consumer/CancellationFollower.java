@@ -1,44 +1,89 @@
 package io.kvroute.worker.consumer;
 
+import io.kvroute.schemas.v1.CancelRequest;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Follows the cancellations topic on its own thread with its own consumer: every partition
- * assigned (no group), positioned at the end at start-up, read_committed. Each cancel's request id
- * (the record key) goes to {@code onCancel}; the value is not decoded, as the key says all.
- * Cancels written before the worker started are the router's to apply. Only this class's thread
- * touches its consumer, apart from {@link #close()}'s wakeup.
+ * assigned (no group), read_committed. Each cancel's request id (the record key) goes to
+ * {@code onCancel}; the value is not decoded, as the key says all; a tombstone is skipped.
+ *
+ * <p>At start-up it reads back the cancels written in the last {@code lookback} (the first offset
+ * at or after now - lookback, per partition): a cancel written before this worker started, for a
+ * request still waiting in a dispatch partition it takes over from a worker that died, must not
+ * be missed. Older cancels are the router's to apply (it answers a request that arrives already
+ * cancelled). The read-back is bounded by time, and what it feeds by its consumer's own bounds
+ * (the worker keeps a fixed number of recent cancels). Only this class's thread touches its
+ * consumer, apart from {@link #close()}'s wakeup.
+ *
+ * <p>The router's re-placement markers ({@code supersedesBelowAttempt} set) go to
+ * {@code onSupersede} instead: they void old dispatch attempts, not the request. A value that
+ * does not decode counts as a cancel. As a {@link CancellationView} it says when it has read
+ * everything written before a given moment: it compares its position with the end offsets,
+ * fetched at most every {@value #END_CHECK_INTERVAL_MS} ms.
  */
-public final class CancellationFollower implements Runnable, AutoCloseable {
+public final class CancellationFollower implements Runnable, AutoCloseable, CancellationView {
     private static final Logger LOG = LoggerFactory.getLogger(CancellationFollower.class);
     static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
+    static final long END_CHECK_INTERVAL_MS = 100;
 
     private final org.apache.kafka.clients.consumer.Consumer<String, byte[]> consumer;
     private final String topic;
     private final Consumer<String> onCancel;
+    private final BiConsumer<String, Integer> onSupersede;
+    private final Deserializer<CancelRequest> deserializer;
+    private final Object readUpToMonitor = new Object();
+    private volatile long readUpToMs = Long.MIN_VALUE;
+    private long lastEndCheckMs = Long.MIN_VALUE;
+    private final Duration lookback;
+    private final LongSupplier clock;
     private final CountDownLatch positioned = new CountDownLatch(1);
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean closing;
 
     public CancellationFollower(org.apache.kafka.clients.consumer.Consumer<String, byte[]> consumer, String topic,
-                                Consumer<String> onCancel) {
+                                Consumer<String> onCancel, Duration lookback, LongSupplier clock) {
+        this(consumer, topic, onCancel, (id, attempt) -> { }, null, lookback, clock);
+    }
+
+    /** As above; re-placement markers (decoded with {@code deserializer}) go to {@code onSupersede}. */
+    public CancellationFollower(org.apache.kafka.clients.consumer.Consumer<String, byte[]> consumer, String topic,
+                                Consumer<String> onCancel, BiConsumer<String, Integer> onSupersede,
+                                Deserializer<CancelRequest> deserializer, Duration lookback, LongSupplier clock) {
+        if (lookback.isNegative()) {
+            throw new IllegalArgumentException("lookback must not be negative, was " + lookback);
+        }
         this.consumer = consumer;
         this.topic = topic;
         this.onCancel = onCancel;
+        this.onSupersede = onSupersede;
+        this.deserializer = deserializer;
+        this.lookback = lookback;
+        this.clock = clock;
     }
 
-    /** Waits until the consumer is positioned at the end, so cancels written after this return are seen. */
+    /**
+     * Waits until the cancels of the lookback window have been read (handed to {@code onCancel}) and
+     * the consumer is at the end as of start-up, so cancels written after this return are seen too.
+     */
     public boolean awaitPositioned(Duration timeout) throws InterruptedException {
         return positioned.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -49,17 +94,30 @@ public final class CancellationFollower implements Runnable, AutoCloseable {
             List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
                     .map(p -> new TopicPartition(topic, p.partition())).toList();
             consumer.assign(partitions);
-            consumer.seekToEnd(partitions);
-            partitions.forEach(consumer::position);
-            positioned.countDown();
+            Map<TopicPartition, Long> startupEnds = consumer.endOffsets(partitions);
+            seekToLookback(partitions);
+            long readBack = 0;
+            if (reached(startupEnds)) {
+                positioned.countDown();
+            }
             while (!closing) {
                 ConsumerRecords<String, byte[]> records = consumer.poll(POLL_TIMEOUT);
                 for (ConsumerRecord<String, byte[]> record : records) {
                     if (record.key() == null || record.key().isBlank() || record.value() == null) {
                         continue;
                     }
-                    LOG.info("cancel of request {} received", record.key());
-                    onCancel.accept(record.key());
+                    if (positioned.getCount() > 0) {
+                        readBack++;
+                        LOG.debug("cancel of request {} read back", record.key());
+                    } else {
+                        LOG.info("cancel of request {} received", record.key());
+                    }
+                    deliver(record);
+                }
+                noteReadUpTo(partitions);
+                if (positioned.getCount() > 0 && reached(startupEnds)) {
+                    LOG.info("read back {} cancels of the last {} ms", readBack, lookback.toMillis());
+                    positioned.countDown();
                 }
             }
         } catch (WakeupException e) {
@@ -77,6 +135,81 @@ public final class CancellationFollower implements Runnable, AutoCloseable {
             }
             stopped.countDown();
         }
+    }
+
+    private void deliver(ConsumerRecord<String, byte[]> record) {
+        Integer supersedesBelow = null;
+        if (deserializer != null) {
+            try {
+                supersedesBelow = deserializer.deserialize(topic, record.value()).getSupersedesBelowAttempt();
+            } catch (RuntimeException e) {
+                LOG.debug("cancel of request {} does not decode; taken as a cancel: {}", record.key(), e.toString());
+            }
+        }
+        if (supersedesBelow != null) {
+            LOG.info("request {} was placed again; attempts below {} are void", record.key(), supersedesBelow);
+            onSupersede.accept(record.key(), supersedesBelow);
+        } else {
+            onCancel.accept(record.key());
+        }
+    }
+
+    /** After a poll: if the position has reached the end offsets fetched just now, everything before now is read. */
+    private void noteReadUpTo(List<TopicPartition> partitions) {
+        long now = clock.getAsLong();
+        if (now - lastEndCheckMs < END_CHECK_INTERVAL_MS) {
+            return;
+        }
+        lastEndCheckMs = now;
+        if (reached(consumer.endOffsets(partitions))) {
+            synchronized (readUpToMonitor) {
+                readUpToMs = now;
+                readUpToMonitor.notifyAll();
+            }
+        }
+    }
+
+    @Override
+    public boolean awaitReadUpTo(long epochMs, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (readUpToMonitor) {
+            while (readUpToMs < epochMs) {
+                long leftMs = (deadline - System.nanoTime()) / 1_000_000;
+                if (leftMs <= 0 || stopped.getCount() == 0) {
+                    return false;
+                }
+                try {
+                    readUpToMonitor.wait(leftMs);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
+    private void seekToLookback(List<TopicPartition> partitions) {
+        if (lookback.isZero()) {
+            consumer.seekToEnd(partitions);
+            return;
+        }
+        long from = Math.max(0, clock.getAsLong() - lookback.toMillis());
+        Map<TopicPartition, OffsetAndTimestamp> offsets = consumer.offsetsForTimes(
+                partitions.stream().collect(Collectors.toMap(Function.identity(), p -> from)));
+        for (TopicPartition partition : partitions) {
+            OffsetAndTimestamp offset = offsets.get(partition);
+            if (offset == null) {
+                // nothing written since then
+                consumer.seekToEnd(List.of(partition));
+            } else {
+                consumer.seek(partition, offset.offset());
+            }
+        }
+    }
+
+    private boolean reached(Map<TopicPartition, Long> ends) {
+        return ends.entrySet().stream().allMatch(e -> consumer.position(e.getKey()) >= e.getValue());
     }
 
     @Override

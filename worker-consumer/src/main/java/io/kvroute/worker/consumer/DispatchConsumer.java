@@ -12,6 +12,7 @@ import io.kvroute.worker.consumer.internal.FinishedOffsetsCodec;
 import io.kvroute.worker.consumer.internal.Outcome;
 import io.kvroute.worker.consumer.internal.PartitionProgress;
 import io.kvroute.worker.consumer.internal.RecentlyCancelled;
+import io.kvroute.worker.consumer.internal.SupersededAttempts;
 import io.kvroute.worker.consumer.internal.RequestRun;
 import io.kvroute.worker.consumer.internal.RunAttempt;
 import io.kvroute.worker.consumer.internal.ResponseEvents;
@@ -77,6 +78,16 @@ import org.slf4j.LoggerFactory;
  * CANCELLED (tokens so far, finish reason "cancelled") and stops it in the engine. The CANCELLED
  * terminal goes through the same transaction as every other, and a run that finished first keeps
  * its own terminal: one terminal per request either way.
+ *
+ * <p>Re-placements arrive the same way through {@link #supersede(String, int)}: the router placed
+ * the request again elsewhere because this region was silent, so runs of older dispatch attempts
+ * are void. A void record is not started, and a void run is stopped in the engine; either way the
+ * record is committed as done with no result (the new attempt writes it). Re-placement only
+ * happens to records that waited in a silent region, so before starting a record that has waited
+ * longer than {@code worker.replacement.check.after.ms}, or committing after the loop itself was
+ * frozen or unable to commit for that long (a stopped process, a network partition), the loop
+ * waits until the cancellations follower has read everything written before that moment
+ * ({@link CancellationView}).
  */
 public final class DispatchConsumer implements Runnable, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DispatchConsumer.class);
@@ -92,6 +103,8 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
     /** Before partitions are given up the results must go now: wait longer. */
     static final long FORCED_CHUNK_ACK_WAIT_MS = 5_000;
     static final int COMMIT_ATTEMPTS = 3;
+    /** Longest the loop waits for the cancellations follower to catch up before going on without it. */
+    static final Duration CANCELLATION_CATCH_UP_WAIT = Duration.ofSeconds(2);
 
     private final WorkerConfig config;
     private final String dispatchTopic;
@@ -108,6 +121,9 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
     private final ConcurrentLinkedQueue<Outcome> outcomes = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<String> cancels = new ConcurrentLinkedQueue<>();
     private final RecentlyCancelled recentlyCancelled = new RecentlyCancelled(RecentlyCancelled.DEFAULT_CAPACITY);
+    private final SupersededAttempts superseded = new SupersededAttempts(SupersededAttempts.DEFAULT_CAPACITY);
+    private final ConcurrentLinkedQueue<String> supersedes = new ConcurrentLinkedQueue<>();
+    private volatile CancellationView cancellationView = CancellationView.NONE;
     private final List<Outcome> retrying = new ArrayList<>();
     private final Map<TopicPartition, Owned> owned = new HashMap<>();
     private final Set<TopicPartition> dirty = new HashSet<>();
@@ -117,6 +133,8 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
     private volatile Throwable failure;
     private long epochs;
     private long lastCommitMs;
+    private long lastLoopMs;
+    private long lastCommitOkMs;
     private boolean engineOverloaded;
 
     public DispatchConsumer(WorkerConfig config, Consumer<byte[], byte[]> consumer, Producer<String, byte[]> chunkProducer,
@@ -157,6 +175,21 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
         cancels.add(requestId);
     }
 
+    /**
+     * Voids dispatch attempts of {@code requestId} below {@code belowAttempt}, from any thread: the
+     * router placed the request again. Such a record is not started here, and such a run is stopped
+     * without a result by the poll thread.
+     */
+    public void supersede(String requestId, int belowAttempt) {
+        superseded.add(requestId, belowAttempt);
+        supersedes.add(requestId);
+    }
+
+    /** How this loop learns that the cancellations follower is up to date; set before {@link #run()}. */
+    public void cancellationView(CancellationView view) {
+        this.cancellationView = view;
+    }
+
     /** True if a cancel of this request was received recently (the last {@value RecentlyCancelled#DEFAULT_CAPACITY} kept). */
     public boolean isCancelled(String requestId) {
         return recentlyCancelled.contains(requestId);
@@ -176,14 +209,21 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
         try {
             txProducer.initTransactions();
             consumer.subscribe(List.of(dispatchTopic), new Rebalance());
+            lastLoopMs = clock.getAsLong();
+            lastCommitOkMs = lastLoopMs;
             while (!closing) {
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL_TIMEOUT);
+                if (!records.isEmpty() && anyWaitedLong(records)) {
+                    awaitCancellationsUpToNow();
+                }
                 for (TopicPartition tp : records.partitions()) {
                     handle(tp, records.records(tp));
                 }
                 applyCancels();
+                applySupersedes();
                 commitIfDue(false);
                 applyBackPressure();
+                lastLoopMs = clock.getAsLong();
             }
         } catch (WakeupException e) {
             if (!closing) {
@@ -290,6 +330,12 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
         ResponseEvents events = new ResponseEvents(request.getRequestId(), request.getCustomId(), attempt,
                 config.workerId(), config.region());
         long now = clock.getAsLong();
+        if (superseded.isVoid(request.getRequestId(), Math.max(1, dispatched.getAttempt()))) {
+            LOG.info("request {} attempt {} was placed again elsewhere; not running it on worker {}", request.getRequestId(),
+                    dispatched.getAttempt(), config.workerId());
+            outcomes.add(Outcome.superseded(tp, offset, partition.epoch));
+            return;
+        }
         if (request.getDeadlineMs() != null && request.getDeadlineMs() < now) {
             outcomes.add(Outcome.terminal(tp, offset, partition.epoch, events.expired(now), null, Outcome.Kind.EXPIRED, -1));
             return;
@@ -332,6 +378,48 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
                 }
             }
         }
+    }
+
+    /** Stops, without a result, the runs on this worker of dispatch attempts the router has since replaced. */
+    private void applySupersedes() {
+        for (String requestId; (requestId = supersedes.poll()) != null; ) {
+            for (Owned partition : owned.values()) {
+                RequestRun run = partition.runs.get(requestId);
+                if (run == null || !superseded.isVoid(requestId, run.dispatchAttempt())) {
+                    continue;
+                }
+                engine.cancel(requestId);
+                if (run.supersede()) {
+                    partition.runs.remove(requestId);
+                    LOG.info("request {} was placed again elsewhere; its run on worker {} stops without a result", requestId,
+                            config.workerId());
+                }
+            }
+        }
+    }
+
+    private boolean anyWaitedLong(ConsumerRecords<byte[], byte[]> records) {
+        long oldest = clock.getAsLong() - config.replacementCheckAfterMs();
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+            if (record.timestamp() < oldest) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Blocks (briefly) until the cancellations follower has read every record written before now,
+     * then applies what it delivered: no re-placement marker written before this call is missed.
+     */
+    private void awaitCancellationsUpToNow() {
+        long now = clock.getAsLong();
+        if (!cancellationView.awaitReadUpTo(now, CANCELLATION_CATCH_UP_WAIT)) {
+            LOG.warn("cancellations follower of worker {} not caught up within {} ms; going on without it", config.workerId(),
+                    CANCELLATION_CATCH_UP_WAIT.toMillis());
+        }
+        applyCancels();
+        applySupersedes();
     }
 
     /** The request's text and sampling for engines that drive a real server. */
@@ -387,6 +475,11 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
             return;
         }
         lastCommitMs = now;
+        if (now - Math.min(lastLoopMs, lastCommitOkMs) > config.replacementCheckAfterMs()) {
+            // this loop was frozen (a stopped process, a long pause) or could not commit for that long:
+            // the router may have re-placed what it ran meanwhile
+            awaitCancellationsUpToNow();
+        }
         List<Outcome> batch = new ArrayList<>(retrying);
         retrying.clear();
         for (Outcome o; (o = outcomes.poll()) != null; ) {
@@ -400,12 +493,16 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
         batch.removeAll(unacked);
         retrying.addAll(unacked);
         if (batch.isEmpty() && dirty.isEmpty()) {
+            lastCommitOkMs = now;
             return;
         }
         try {
             txProducer.beginTransaction();
             for (Outcome o : batch) {
-                txProducer.send(o.toRecord(responsesTopic, responseSerde.serializer()));
+                ProducerRecord<byte[], byte[]> record = o.toRecord(responsesTopic, responseSerde.serializer());
+                if (record != null) {
+                    txProducer.send(record);
+                }
             }
             for (Outcome o : batch) {
                 Owned partition = owned.get(o.source());
@@ -437,6 +534,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
             return;
         }
         metrics.transaction(true);
+        lastCommitOkMs = now;
         dirty.clear();
         for (Outcome o : batch) {
             Owned partition = owned.get(o.source());
@@ -455,6 +553,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
             case EXPIRED -> metrics.expired();
             case CANCELLED -> metrics.cancelled();
             case DEAD_LETTER -> metrics.deadLetter();
+            case SUPERSEDED -> metrics.superseded();
             default -> throw new IllegalStateException("unknown outcome " + o.kind());
         }
     }

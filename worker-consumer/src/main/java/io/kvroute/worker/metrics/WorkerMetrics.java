@@ -41,6 +41,7 @@ public final class WorkerMetrics implements AutoCloseable {
     private final Counter rejected;
     private final Counter expired;
     private final Counter cancelled;
+    private final Counter superseded;
     private final Counter deadLetters;
     private final Counter transactionsCommitted;
     private final Counter transactionsAborted;
@@ -62,6 +63,8 @@ public final class WorkerMetrics implements AutoCloseable {
         rejected = Counter.builder(REQUESTS).tags(tags).tag("status", "rejected").register(registry);
         expired = Counter.builder(REQUESTS).tags(tags).tag("status", "expired").register(registry);
         cancelled = Counter.builder(REQUESTS).tags(tags).tag("status", "cancelled").register(registry);
+        superseded = Counter.builder(REQUESTS).tags(tags).tag("status", "superseded")
+                .description("runs dropped without a result because the router placed the request again").register(registry);
         deadLetters = Counter.builder(DEAD_LETTERS).tags(tags).register(registry);
         transactionsCommitted = Counter.builder(TRANSACTIONS).tags(tags).tag("outcome", "committed").register(registry);
         transactionsAborted = Counter.builder(TRANSACTIONS).tags(tags).tag("outcome", "aborted").register(registry);
@@ -107,6 +110,10 @@ public final class WorkerMetrics implements AutoCloseable {
 
     public void cancelled() {
         cancelled.increment();
+    }
+
+    public void superseded() {
+        superseded.increment();
     }
 
     public void deadLetter() {

@@ -38,6 +38,7 @@ class WorkerConfigTest {
         assertThat(config.telemetryIntervalMs()).isEqualTo(250);
         assertThat(config.maxWaiting()).isEqualTo(512);
         assertThat(config.metricsPort()).isEqualTo(-1);
+        assertThat(config.cancellationLookbackMs()).isEqualTo(600_000);
         assertThat(config.topics().dispatchTopic(config.region())).isEqualTo("kvroute.dispatch.us-east");
     }
 
@@ -150,6 +151,19 @@ class WorkerConfigTest {
         Map<String, String> n = required();
         n.put(WorkerConfig.CHUNK_TOKENS, "lots");
         assertThatThrownBy(() -> WorkerConfig.from(Settings.of(n))).isInstanceOf(ConfigException.class).hasMessageContaining("worker.chunk.tokens");
+    }
+
+    @Test
+    void shouldBoundTheCancellationLookbackByTheCancellationsRetention() {
+        Map<String, String> none = required();
+        none.put(WorkerConfig.CANCELLATION_LOOKBACK_MS, "0");
+        assertThat(WorkerConfig.from(Settings.of(none)).cancellationLookbackMs()).isZero();
+        for (String bad : new String[] {"-1", "604800001", "ten minutes"}) {
+            Map<String, String> m = required();
+            m.put(WorkerConfig.CANCELLATION_LOOKBACK_MS, bad);
+            assertThatThrownBy(() -> WorkerConfig.from(Settings.of(m))).isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("worker.cancellation.lookback.ms").hasMessageContaining(bad);
+        }
     }
 
     @Test

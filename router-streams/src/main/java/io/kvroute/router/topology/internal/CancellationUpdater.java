@@ -1,5 +1,7 @@
 package io.kvroute.router.topology.internal;
 
+import io.kvroute.schemas.v1.CancelRequest;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -12,12 +14,20 @@ import org.slf4j.LoggerFactory;
  * the compacted cancellations topic, on the global-store thread. Only the key matters (a request
  * is cancelled if its id is in the store), so the value is kept as the record's bytes, undecoded:
  * a cancel whose value cannot be decoded still cancels. A record without a key is skipped; a
- * tombstone withdraws the cancel.
+ * tombstone withdraws the cancel. The router's own re-placement markers ({@code
+ * supersedesBelowAttempt} set) void old attempts only: they do not cancel the request.
  */
 public final class CancellationUpdater implements Processor<String, byte[], Void, Void> {
     private static final Logger LOG = LoggerFactory.getLogger(CancellationUpdater.class);
 
+    private final String topic;
+    private final Deserializer<CancelRequest> deserializer;
     private KeyValueStore<String, byte[]> cancelled;
+
+    public CancellationUpdater(String topic, Deserializer<CancelRequest> deserializer) {
+        this.topic = topic;
+        this.deserializer = deserializer;
+    }
 
     @Override
     public void init(ProcessorContext<Void, Void> context) {
@@ -32,8 +42,18 @@ public final class CancellationUpdater implements Processor<String, byte[], Void
         }
         if (record.value() == null) {
             cancelled.delete(record.key());
+        } else if (isReplacementMarker(record.value())) {
+            LOG.debug("request {} was re-placed; older attempts are void", record.key());
         } else {
             cancelled.put(record.key(), record.value());
+        }
+    }
+
+    private boolean isReplacementMarker(byte[] value) {
+        try {
+            return deserializer.deserialize(topic, value).getSupersedesBelowAttempt() != null;
+        } catch (RuntimeException e) {
+            return false;
         }
     }
 }

@@ -118,6 +118,18 @@ public final class Conversions {
                 .build();
     }
 
+    /**
+     * The router's answer to a later request that reused an accepted id: a REJECTED terminal marked
+     * {@code duplicate}, attempt 0 so that it is outranked by every run of the request the id belongs
+     * to even for a reader that does not know the flag; readers never take it as that request's result.
+     */
+    public static ResponseEvent duplicateTerminal(String requestId, InferenceRequest request, String error, long nowMs) {
+        ResponseEvent event = terminal(requestId, request, ResponseStatus.REJECTED, error, nowMs);
+        event.setAttempt(0);
+        event.setDuplicate(true);
+        return event;
+    }
+
     private static CandidateScore candidate(ScoredCandidate c) {
         Map<String, Double> components = new HashMap<>(c.components());
         return CandidateScore.newBuilder()

@@ -1,8 +1,10 @@
 package io.kvroute.router.topology.internal;
 
+import io.kvroute.router.errors.GlobalDeadLetters;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.routing.KvEvent;
 import io.kvroute.router.routing.KvEventIndex;
+import io.kvroute.schemas.registry.SchemaRegistryException;
 import io.kvroute.schemas.v1.KvCacheEvent;
 import java.util.List;
 import java.util.Locale;
@@ -19,8 +21,10 @@ import org.slf4j.LoggerFactory;
  * thread. The global store keeps each worker's last applied sequence (for inspection); the block
  * sets live in the in-memory index, rebuilt on start-up because a global store's processor also
  * runs while the store restores from the topic. A record that cannot be decoded, has no key, or
- * names another worker than its key is skipped with a warning and a metric: a failure here would
- * stop the global thread and with it the router. A tombstone forgets the worker.
+ * names another worker than its key is skipped with a warning and a metric, and dead-lettered with
+ * the reason in headers ({@link GlobalDeadLetters}; not when the registry is unreachable, which is
+ * not the record's fault): a failure here would stop the global thread and with it the router.
+ * A tombstone forgets the worker.
  */
 public final class KvEventUpdater implements Processor<String, byte[], Void, Void> {
     private static final Logger LOG = LoggerFactory.getLogger(KvEventUpdater.class);
@@ -29,24 +33,33 @@ public final class KvEventUpdater implements Processor<String, byte[], Void, Voi
     private final Deserializer<KvCacheEvent> deserializer;
     private final KvEventIndex index;
     private final RouterMetrics metrics;
+    private final GlobalDeadLetters deadLetters;
+    private ProcessorContext<Void, Void> context;
     private KeyValueStore<String, Long> sequences;
 
     public KvEventUpdater(String topic, Deserializer<KvCacheEvent> deserializer, KvEventIndex index, RouterMetrics metrics) {
+        this(topic, deserializer, index, metrics, GlobalDeadLetters.none());
+    }
+
+    public KvEventUpdater(String topic, Deserializer<KvCacheEvent> deserializer, KvEventIndex index, RouterMetrics metrics,
+                          GlobalDeadLetters deadLetters) {
         this.topic = topic;
         this.deserializer = deserializer;
         this.index = index;
         this.metrics = metrics;
+        this.deadLetters = deadLetters;
     }
 
     @Override
     public void init(ProcessorContext<Void, Void> context) {
+        this.context = context;
         sequences = context.getStateStore(TopologyNames.KV_EVENTS_STORE);
     }
 
     @Override
     public void process(Record<String, byte[]> record) {
         if (record.key() == null || record.key().isBlank()) {
-            skip("no_key", "a KV event without a worker id key");
+            refuse(record, "no_key", new IllegalArgumentException("a KV event without a worker id key"));
             return;
         }
         if (record.value() == null) {
@@ -58,12 +71,16 @@ public final class KvEventUpdater implements Processor<String, byte[], Void, Voi
         try {
             event = deserializer.deserialize(topic, record.value());
         } catch (RuntimeException e) {
-            skip("undecodable", "undecodable KV event for worker " + record.key() + ": " + e.getMessage());
+            if (SchemaRegistryException.isOutage(e)) {
+                skip("registry_outage", "KV event of worker " + record.key() + " while the registry is unreachable: " + e.getMessage());
+            } else {
+                refuse(record, "undecodable", e);
+            }
             return;
         }
         if (event == null || !record.key().equals(event.getWorkerId())) {
-            skip("key_mismatch", "KV event for worker " + record.key() + " naming worker "
-                    + (event == null ? null : event.getWorkerId()));
+            refuse(record, "key_mismatch", new IllegalArgumentException("KV event keyed by worker " + record.key() + " naming worker "
+                    + (event == null ? null : event.getWorkerId())));
             return;
         }
         KvEventIndex.Outcome outcome = index.apply(toKvEvent(event));
@@ -89,6 +106,12 @@ public final class KvEventUpdater implements Processor<String, byte[], Void, Voi
             out[i] = hashes.get(i);
         }
         return out;
+    }
+
+    private void refuse(Record<String, byte[]> record, String kind, RuntimeException error) {
+        metrics.kvEventSkipped(kind);
+        LOG.warn("skipped and dead-lettered a KV event (key {}): {}", record.key(), error.getMessage());
+        deadLetters.refuse(record, context.recordMetadata(), topic, error, context.currentSystemTimeMs());
     }
 
     private void skip(String kind, String message) {

@@ -13,6 +13,7 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -24,12 +25,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decodes raw request records and validates them. An undecodable record goes to the dead-letter
- * topic with its original key and value bytes and the reason in headers; if its key is a
- * readable request id, the sender also gets a REJECTED terminal response and a REJECTED
- * decision. Invalid requests get the same with the specific reason. Valid ones go on to routing.
- * A registry that cannot be reached is not the record's fault: that error is thrown (and the
- * record retried) instead of dead-lettered.
+ * Decodes raw request records, claims their request ids and validates them. An undecodable record
+ * goes to the dead-letter topic with its original key and value bytes and the reason in headers;
+ * if its key is a readable request id, the sender also gets a REJECTED terminal response and a
+ * REJECTED decision. Invalid requests get the same with the specific reason. Valid ones go on to
+ * routing. A registry that cannot be reached is not the record's fault: that error is thrown (and
+ * the record retried) instead of dead-lettered.
+ *
+ * <p>The first record carrying a request id claims it ({@link AcceptedRequestIds}). A later one
+ * with the same id, within the retention, is a duplicate: it is not validated or routed, and gets
+ * a REJECTED decision ({@value Rejection#DUPLICATE_REQUEST_ID}) and a REJECTED terminal marked
+ * {@code duplicate = true} (attempt 0), which readers never take as the first request's result.
  */
 public final class RequestIntake implements Processor<byte[], byte[], Object, Object> {
     private static final Logger LOG = LoggerFactory.getLogger(RequestIntake.class);
@@ -40,20 +46,24 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
     private final RequestValidator validator;
     private final String policy;
     private final RouterMetrics metrics;
+    private final long dedupRetentionMs;
     private ProcessorContext<Object, Object> context;
+    private AcceptedRequestIds accepted;
 
     public RequestIntake(String requestsTopic, Deserializer<InferenceRequest> deserializer, RequestValidator validator,
-                         String policy, RouterMetrics metrics) {
+                         String policy, RouterMetrics metrics, long dedupRetentionMs) {
         this.requestsTopic = requestsTopic;
         this.deserializer = deserializer;
         this.validator = validator;
         this.policy = policy;
         this.metrics = metrics;
+        this.dedupRetentionMs = dedupRetentionMs;
     }
 
     @Override
     public void init(ProcessorContext<Object, Object> context) {
         this.context = context;
+        this.accepted = new AcceptedRequestIds(context.getStateStore(TopologyNames.ACCEPTED_IDS_STORE), dedupRetentionMs);
     }
 
     @Override
@@ -73,8 +83,11 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
             return;
         }
         long now = context.currentSystemTimeMs();
-        Optional<Rejection> rejection = validator.validate(request, now);
         String id = request.getRequestId() != null && !request.getRequestId().isBlank() ? request.getRequestId() : key;
+        if (id != null && isDuplicate(id, request, record.timestamp(), now)) {
+            return;
+        }
+        Optional<Rejection> rejection = validator.validate(request, now);
         if (rejection.isEmpty()) {
             context.forward(new Record<Object, Object>(id, request, record.timestamp(), new RecordHeaders()), TopologyNames.ROUTER);
             return;
@@ -104,12 +117,29 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
                 source.map(RecordMetadata::offset).orElse(-1L), error, message, now);
         context.forward(new Record<Object, Object>(record.key(), record.value(), record.timestamp(), headers), TopologyNames.DLQ_SINK);
         metrics.deadLettered();
-        LOG.warn("dead-lettered an undecodable request record (key {}, {} bytes) at {}: {}", key == null ? "unreadable" : key,
+        LOG.warn("dead-lettered a request record (key {}, {} bytes) at {}: {}", key == null ? "unreadable" : key,
                 record.value() == null ? 0 : record.value().length,
                 source.map(m -> m.topic() + "-" + m.partition() + "@" + m.offset()).orElse("?"), message);
-        if (key != null) {
+        if (key != null && !isDuplicate(key, null, record.timestamp(), now)) {
             reject(key, null, new Rejection(Rejection.UNDECODABLE, message), record.timestamp(), now);
         }
+    }
+
+    /** Claims {@code id}; if an earlier request holds it, answers this one as a duplicate and returns true. */
+    private boolean isDuplicate(String id, InferenceRequest request, long timestamp, long now) {
+        OptionalLong acceptedAt = accepted.claim(id, now);
+        if (acceptedAt.isEmpty()) {
+            return false;
+        }
+        Rejection rejection = new Rejection(Rejection.DUPLICATE_REQUEST_ID, "duplicate request id: a request with id " + id
+                + " was accepted at " + acceptedAt.getAsLong() + "; the first one keeps it and this one is not run");
+        metrics.rejected(rejection.kind());
+        LOG.warn("rejected a duplicate of request {} (first accepted at {})", id, acceptedAt.getAsLong());
+        context.forward(new Record<Object, Object>(id, Conversions.duplicateTerminal(id, request, rejection.reason(), now),
+                timestamp, new RecordHeaders()), TopologyNames.RESPONSES_SINK);
+        context.forward(new Record<Object, Object>(id, Conversions.refusedDecision(id, request, DecisionOutcome.REJECTED, policy, 0,
+                rejection.reason(), now), timestamp, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
+        return true;
     }
 
     /** The key as a request id: strict UTF-8, not blank; null otherwise. */

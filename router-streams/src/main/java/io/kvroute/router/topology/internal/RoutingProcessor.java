@@ -7,13 +7,22 @@ import io.kvroute.router.routing.Placement;
 import io.kvroute.router.routing.RouteRequest;
 import io.kvroute.router.routing.Router;
 import io.kvroute.router.routing.RoutingResult;
+import io.kvroute.router.routing.WorkerSnapshot;
+import io.kvroute.schemas.v1.CancelRequest;
 import io.kvroute.schemas.v1.DecisionOutcome;
+import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.InferenceRequest;
+import io.kvroute.schemas.v1.ResponseEvent;
+import io.kvroute.schemas.v1.RoutingDecision;
 import io.kvroute.schemas.v1.ResponseStatus;
 import io.kvroute.schemas.v1.WorkerTelemetry;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.KeyValue;
@@ -41,6 +50,15 @@ import org.slf4j.LoggerFactory;
  * parked turn comes, gets a CANCELLED terminal (attempt 1, sequence 0) and a REJECTED decision
  * saying it was cancelled, and is never dispatched.
  *
+ * <p>Every dispatched request stays in the persistent {@value TopologyNames#IN_FLIGHT_STORE} store
+ * until its result is on the responses topic ({@link ResultTracker}). When a region goes silent
+ * (no telemetry from any of its workers for the re-placement patience), its in-flight requests
+ * are placed again elsewhere among their allowed regions with the next dispatch attempt; in the
+ * same transaction a {@code CancelRequest} with {@code supersedesBelowAttempt} tells the silent
+ * region's workers, when they come back, to drop the older attempt without a result. A request
+ * that has nowhere else to go waits for its region, or past its deadline gets EXPIRED (with an
+ * attempt that outranks any run of the old one).
+ *
  * <p>The {@link Router} (policy, pending-load ledger, prefix index) is shared by every task of
  * one application instance, so the ledger sees all of this instance's placements whichever
  * requests partition they came from; calls into it are serialised on the router. It lives in
@@ -60,18 +78,22 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
     private final long parkedMaxCount;
     private final RouterMetrics metrics;
     private final FleetView fleet;
+    private final Replacement replacement;
     private ProcessorContext<Object, Object> context;
     private TelemetryView telemetry;
     private KeyValueStore<String, InferenceRequest> parked;
+    private KeyValueStore<String, DispatchedRequest> inFlight;
     private ReadOnlyKeyValueStore<String, byte[]> cancellations;
     private Cancellable retry;
+    private Cancellable replacementCheck;
     private long nextSequence;
     private long parkedCount;
 
     public RoutingProcessor(Router router, String telemetryTopic,
                             Deserializer<WorkerTelemetry> telemetryDeserializer, Parking parking,
-                            RouterMetrics metrics, FleetView fleet) {
+                            Replacement replacement, RouterMetrics metrics, FleetView fleet) {
         this.fleet = fleet;
+        this.replacement = replacement;
         this.router = router;
         this.policyName = router.policy().name();
         this.telemetryTopic = telemetryTopic;
@@ -87,6 +109,7 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
         this.context = context;
         this.telemetry = new TelemetryView(context.getStateStore(TopologyNames.TELEMETRY_STORE), telemetryTopic, telemetryDeserializer);
         this.parked = context.getStateStore(TopologyNames.PARKED_STORE);
+        this.inFlight = context.getStateStore(TopologyNames.IN_FLIGHT_STORE);
         this.cancellations = context.getStateStore(TopologyNames.CANCELLATIONS_STORE);
         fleet.putAllIfNewer(telemetry.snapshots());
         try (KeyValueIterator<String, InferenceRequest> it = parked.all()) {
@@ -100,6 +123,8 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
             LOG.info("task {} resumes with {} parked requests", context.taskId(), parkedCount);
         }
         retry = context.schedule(Duration.ofMillis(retryMs), PunctuationType.WALL_CLOCK_TIME, ts -> retryParked());
+        replacementCheck = context.schedule(Duration.ofMillis(replacement.checkMs()), PunctuationType.WALL_CLOCK_TIME,
+                ts -> replaceFromSilentRegions());
     }
 
     @Override
@@ -111,7 +136,7 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
             return;
         }
         // while anything waits, newcomers queue behind it: freed capacity goes in arrival order
-        if (parkedCount == 0 && tryPlace(request, now) == null) {
+        if (parkedCount == 0 && tryPlace(request, 1, "", now) == null) {
             return;
         }
         if (parkedCount >= parkedMaxCount) {
@@ -121,8 +146,8 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
         park(request, now);
     }
 
-    /** Routes one request; null if it was dispatched, else why not. */
-    private String tryPlace(InferenceRequest request, long now) {
+    /** Routes one request as dispatch {@code attempt}; null if it was dispatched, else why not. */
+    private String tryPlace(InferenceRequest request, int attempt, String reasonPrefix, long now) {
         RouteRequest routeRequest = Conversions.toRouteRequest(request);
         long started = System.nanoTime();
         RoutingResult result;
@@ -139,10 +164,15 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
         result.candidates().candidates().stream().filter(w -> w.workerId().equals(placement.workerId())).findFirst()
                 .ifPresent(w -> metrics.telemetryAge(w.ageMs(now)));
         String id = request.getRequestId();
-        context.forward(new Record<Object, Object>(id, Conversions.dispatched(request, placement, policyName, now), now,
-                new RecordHeaders()), TopologyNames.DISPATCH_SINK);
-        context.forward(new Record<Object, Object>(id, Conversions.dispatchedDecision(request, placement, policyName,
-                result.candidates().candidates().size(), now), now, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
+        DispatchedRequest dispatched = Conversions.dispatched(request, placement, policyName, now);
+        dispatched.setAttempt(attempt);
+        RoutingDecision decision = Conversions.dispatchedDecision(request, placement, policyName,
+                result.candidates().candidates().size(), now);
+        decision.setAttempt(attempt);
+        decision.setReason(reasonPrefix + decision.getReason());
+        context.forward(new Record<Object, Object>(id, dispatched, now, new RecordHeaders()), TopologyNames.DISPATCH_SINK);
+        context.forward(new Record<Object, Object>(id, decision, now, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
+        inFlight.put(id, dispatched);
         metrics.routed(placement.region(), policyName);
         return null;
     }
@@ -174,7 +204,7 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
                     done.add(entry.key);
                     continue;
                 }
-                String notPlaced = tryPlace(request, now);
+                String notPlaced = tryPlace(request, 1, "", now);
                 if (notPlaced == null) {
                     done.add(entry.key);
                 } else if (now - key.parkedAtMs() >= parkedMaxMs) {
@@ -188,6 +218,95 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
         }
         parkedCount -= done.size();
         metrics.parkedChanged(-done.size());
+    }
+
+    /**
+     * Re-places the in-flight requests of regions silent for longer than the patience. A region
+     * none of whose workers has ever reported counts as silent.
+     */
+    private void replaceFromSilentRegions() {
+        long now = context.currentSystemTimeMs();
+        Map<String, Long> lastHeard = new HashMap<>();
+        for (WorkerSnapshot worker : fleet.all()) {
+            lastHeard.merge(worker.region(), worker.observedAtMs(), Math::max);
+        }
+        Set<String> silent = new TreeSet<>();
+        Map<String, String> replaced = new HashMap<>();
+        try (KeyValueIterator<String, DispatchedRequest> it = inFlight.all()) {
+            while (it.hasNext()) {
+                KeyValue<String, DispatchedRequest> entry = it.next();
+                DispatchedRequest dispatched = entry.value;
+                long heard = lastHeard.getOrDefault(dispatched.getRegion(), Long.MIN_VALUE);
+                if (heard != Long.MIN_VALUE && now - heard <= replacement.patienceMs()) {
+                    continue;
+                }
+                silent.add(dispatched.getRegion());
+                String why = heard == Long.MIN_VALUE ? "region " + dispatched.getRegion() + " has never reported"
+                        : "region " + dispatched.getRegion() + " silent for " + (now - heard) + " ms";
+                replaced.put(entry.key, why);
+            }
+        }
+        if (replaced.isEmpty()) {
+            return;
+        }
+        int moved = 0;
+        for (Map.Entry<String, String> entry : replaced.entrySet()) {
+            if (replace(inFlight.get(entry.getKey()), entry.getValue(), now)) {
+                moved++;
+            }
+        }
+        if (moved > 0) {
+            LOG.info("re-placed {} of {} in-flight requests from silent regions {}", moved, replaced.size(), silent);
+        }
+    }
+
+    /** Places one in-flight request of a silent region again; false if it has to wait where it is. */
+    private boolean replace(DispatchedRequest old, String why, long now) {
+        InferenceRequest request = old.getRequest();
+        String id = request.getRequestId();
+        int next = old.getAttempt() + 1;
+        if (isCancelled(request)) {
+            // the user's cancel stops the old run if its region comes back; the answer cannot wait for that
+            ResponseEvent cancelled = Conversions.terminal(id, request, ResponseStatus.CANCELLED,
+                    "cancelled while its region was silent (" + why + ")", now);
+            cancelled.setAttempt(next << 16);
+            context.forward(new Record<Object, Object>(id, cancelled, now, new RecordHeaders()), TopologyNames.RESPONSES_SINK);
+            inFlight.delete(id);
+            return true;
+        }
+        if (request.getDeadlineMs() != null && request.getDeadlineMs() <= now) {
+            String reason = "deadline " + request.getDeadlineMs() + " passed while its region was silent (" + why + ")";
+            supersede(id, next, reason, now);
+            ResponseEvent expired = Conversions.terminal(id, request, ResponseStatus.EXPIRED, reason, now);
+            expired.setAttempt(next << 16);
+            context.forward(new Record<Object, Object>(id, expired, now, new RecordHeaders()), TopologyNames.RESPONSES_SINK);
+            RoutingDecision decision = Conversions.refusedDecision(id, request, DecisionOutcome.NO_CAPACITY, policyName, 0,
+                    "expired: " + reason, now);
+            decision.setAttempt(next);
+            context.forward(new Record<Object, Object>(id, decision, now, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
+            metrics.expired();
+            inFlight.delete(id);
+            return true;
+        }
+        // the marker and the new dispatch commit in one transaction: the old region's workers see both or neither
+        String notPlaced = tryPlace(request, next, "re-placed from " + old.getRegion() + " (" + why + "): ", now);
+        if (notPlaced != null) {
+            LOG.debug("request {} waits for silent region {}: {}", id, old.getRegion(), notPlaced);
+            return false;
+        }
+        supersede(id, next, "re-placed from silent region " + old.getRegion(), now);
+        metrics.replaced(old.getRegion());
+        return true;
+    }
+
+    private void supersede(String id, int belowAttempt, String reason, long now) {
+        CancelRequest marker = CancelRequest.newBuilder()
+                .setRequestId(id)
+                .setReason(reason)
+                .setRequestedAtMs(now)
+                .setSupersedesBelowAttempt(belowAttempt)
+                .build();
+        context.forward(new Record<Object, Object>(id, marker, now, new RecordHeaders()), TopologyNames.CANCELLATIONS_SINK);
     }
 
     private void expire(InferenceRequest request, long now) {
@@ -233,6 +352,9 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
     public void close() {
         if (retry != null) {
             retry.cancel();
+        }
+        if (replacementCheck != null) {
+            replacementCheck.cancel();
         }
         metrics.parkedChanged(-parkedCount);
         parkedCount = 0;

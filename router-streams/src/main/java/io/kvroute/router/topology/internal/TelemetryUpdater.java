@@ -1,7 +1,9 @@
 package io.kvroute.router.topology.internal;
 
+import io.kvroute.router.errors.GlobalDeadLetters;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.routing.FleetView;
+import io.kvroute.schemas.registry.SchemaRegistryException;
 import io.kvroute.schemas.v1.WorkerTelemetry;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -14,8 +16,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Keeps the global telemetry store: one entry per worker, holding the raw bytes of its latest
  * plausible telemetry record. A record that cannot be decoded or reports impossible values
- * (negative capacity, KV usage outside [0, 1], ...) is skipped with a warning and a metric:
- * a failure here would stop the global thread and with it the whole router.
+ * (negative capacity, KV usage outside [0, 1], ...) is skipped with a warning and a metric, and
+ * dead-lettered with the reason in headers ({@link GlobalDeadLetters}): a failure here would stop
+ * the global thread and with it the whole router. A record that cannot be decoded because the
+ * registry is unreachable is skipped but not dead-lettered: it is not the record's fault, and the
+ * worker reports again within its telemetry interval.
  * A tombstone removes the worker. Each stored record also updates the router's {@link FleetView}
  * (decoded once here, not per request).
  */
@@ -26,28 +31,33 @@ public final class TelemetryUpdater implements Processor<String, byte[], Void, V
     private final Deserializer<WorkerTelemetry> deserializer;
     private final RouterMetrics metrics;
     private final FleetView fleet;
+    private final GlobalDeadLetters deadLetters;
+    private ProcessorContext<Void, Void> context;
     private KeyValueStore<String, byte[]> store;
 
     public TelemetryUpdater(String topic, Deserializer<WorkerTelemetry> deserializer, RouterMetrics metrics) {
-        this(topic, deserializer, metrics, new FleetView());
+        this(topic, deserializer, metrics, new FleetView(), GlobalDeadLetters.none());
     }
 
-    public TelemetryUpdater(String topic, Deserializer<WorkerTelemetry> deserializer, RouterMetrics metrics, FleetView fleet) {
+    public TelemetryUpdater(String topic, Deserializer<WorkerTelemetry> deserializer, RouterMetrics metrics, FleetView fleet,
+                            GlobalDeadLetters deadLetters) {
         this.topic = topic;
         this.deserializer = deserializer;
         this.metrics = metrics;
         this.fleet = fleet;
+        this.deadLetters = deadLetters;
     }
 
     @Override
     public void init(ProcessorContext<Void, Void> context) {
+        this.context = context;
         store = context.getStateStore(TopologyNames.TELEMETRY_STORE);
     }
 
     @Override
     public void process(Record<String, byte[]> record) {
         if (record.key() == null || record.key().isBlank()) {
-            skip("no_key", "a telemetry record without a worker id key");
+            refuse(record, "no_key", new IllegalArgumentException("a telemetry record without a worker id key"));
             return;
         }
         if (record.value() == null) {
@@ -59,16 +69,26 @@ public final class TelemetryUpdater implements Processor<String, byte[], Void, V
         try {
             telemetry = deserializer.deserialize(topic, record.value());
         } catch (RuntimeException e) {
-            skip("undecodable", "undecodable telemetry for worker " + record.key() + ": " + e.getMessage());
+            if (SchemaRegistryException.isOutage(e)) {
+                skip("registry_outage", "telemetry of worker " + record.key() + " while the registry is unreachable: " + e.getMessage());
+            } else {
+                refuse(record, "undecodable", e);
+            }
             return;
         }
         String problem = implausibility(telemetry, record.key());
         if (problem != null) {
-            skip("implausible", "implausible telemetry for worker " + record.key() + ": " + problem);
+            refuse(record, "implausible", new IllegalArgumentException("implausible telemetry: " + problem));
             return;
         }
         store.put(record.key(), record.value());
         fleet.put(Conversions.toSnapshot(telemetry));
+    }
+
+    private void refuse(Record<String, byte[]> record, String kind, RuntimeException error) {
+        metrics.telemetrySkipped(kind);
+        LOG.warn("skipped and dead-lettered a telemetry record (key {}): {}", record.key(), error.getMessage());
+        deadLetters.refuse(record, context.recordMetadata(), topic, error, context.currentSystemTimeMs());
     }
 
     private void skip(String kind, String message) {

@@ -19,6 +19,11 @@ public final class TopologyNames {
     public static final String CANCELLATIONS_UPDATER = "kvroute-cancellations-updater";
     public static final String CANCELLATIONS_STORE = "router-cancelled-requests";
     public static final String PARKED_STORE = "router-parked-requests";
+    public static final String ACCEPTED_IDS_STORE = "router-accepted-request-ids";
+    public static final String IN_FLIGHT_STORE = "router-in-flight-requests";
+    public static final String RESPONSES_SOURCE = "kvroute-responses-source";
+    public static final String RESULT_TRACKER = "kvroute-result-tracker";
+    public static final String CANCELLATIONS_SINK = "kvroute-cancellations-sink";
 
     private TopologyNames() {
     }

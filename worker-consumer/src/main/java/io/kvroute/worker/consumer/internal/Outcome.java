@@ -17,7 +17,7 @@ import org.apache.kafka.common.serialization.Serializer;
  * @param offset     the dispatch record's offset
  * @param epoch      the assignment epoch of {@code source} when the record was read; a result of an
  *                   older epoch belongs to a revoked assignment and is dropped
- * @param terminal   the terminal response event, or null for a dead letter
+ * @param terminal   the terminal response event, or null for a dead letter or a superseded run
  * @param deadLetter the dead-letter record, or null for a terminal response
  * @param lastChunk  the send of the request's last token chunk, to be acknowledged before the
  *                   terminal event is written; null if there were no chunks
@@ -28,7 +28,7 @@ public record Outcome(TopicPartition source, long offset, long epoch, ResponseEv
                       ProducerRecord<byte[], byte[]> deadLetter, Future<RecordMetadata> lastChunk, Kind kind, long ttftMs) {
 
     /** What ended a dispatch record. */
-    public enum Kind { COMPLETED, FAILED, REJECTED, EXPIRED, CANCELLED, DEAD_LETTER }
+    public enum Kind { COMPLETED, FAILED, REJECTED, EXPIRED, CANCELLED, DEAD_LETTER, SUPERSEDED }
 
     public static Outcome terminal(TopicPartition source, long offset, long epoch, ResponseEvent terminal,
                                    Future<RecordMetadata> lastChunk, Kind kind, long ttftMs) {
@@ -39,10 +39,21 @@ public record Outcome(TopicPartition source, long offset, long epoch, ResponseEv
         return new Outcome(source, offset, epoch, null, record, null, Kind.DEAD_LETTER, -1);
     }
 
-    /** The record to write in the transaction. */
+    /**
+     * The end of a run the router re-placed (a newer dispatch attempt exists): the record is done
+     * here, but no result is written, as the new attempt writes it.
+     */
+    public static Outcome superseded(TopicPartition source, long offset, long epoch) {
+        return new Outcome(source, offset, epoch, null, null, null, Kind.SUPERSEDED, -1);
+    }
+
+    /** The record to write in the transaction, or null when there is none (a superseded run). */
     public ProducerRecord<byte[], byte[]> toRecord(String responsesTopic, Serializer<ResponseEvent> serializer) {
         if (deadLetter != null) {
             return deadLetter;
+        }
+        if (terminal == null) {
+            return null;
         }
         return new ProducerRecord<>(responsesTopic, terminal.getRequestId().getBytes(StandardCharsets.UTF_8),
                 serializer.serialize(responsesTopic, terminal));

@@ -141,6 +141,24 @@ public final class RequestRun implements EngineListener {
         return true;
     }
 
+    /**
+     * Ends the run without a result because the router placed the request again (a newer attempt
+     * writes the result); tokens not yet sent are dropped. True if this call ended it.
+     */
+    public synchronized boolean supersede() {
+        if (ended) {
+            return false;
+        }
+        ended = true;
+        outcomes.accept(Outcome.superseded(source, offset, epoch));
+        return true;
+    }
+
+    /** The dispatch attempt this run belongs to (the high bits of its run attempt). */
+    public int dispatchAttempt() {
+        return RunAttempt.dispatchAttemptOf(events.attempt());
+    }
+
     /** Sends the pending tokens as the next chunk; if sending throws, they stay pending for the next try. */
     private void flushChunk() {
         if (pendingTokens == 0) {

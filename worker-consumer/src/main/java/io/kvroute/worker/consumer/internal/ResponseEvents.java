@@ -27,6 +27,11 @@ public final class ResponseEvents {
         return requestId;
     }
 
+    /** The run attempt stamped on every event (see {@link RunAttempt}). */
+    public int attempt() {
+        return attempt;
+    }
+
     public ResponseEvent chunk(int sequence, String textDelta, long nowMs) {
         return base(sequence, nowMs).setTextDelta(textDelta).build();
     }

@@ -14,6 +14,11 @@ public final class RunAttempt {
     private RunAttempt() {
     }
 
+    /** The router's dispatch attempt inside a run attempt. */
+    public static int dispatchAttemptOf(int runAttempt) {
+        return runAttempt >>> GENERATION_BITS;
+    }
+
     public static int of(int dispatchAttempt, int groupGeneration) {
         if (dispatchAttempt < 1 || dispatchAttempt >= 1 << (31 - GENERATION_BITS)) {
             throw new IllegalArgumentException("dispatch attempt out of range: " + dispatchAttempt);
