@@ -4,6 +4,9 @@ import io.kvroute.bench.report.BenchReport;
 import io.kvroute.bench.report.Charts;
 import io.kvroute.bench.report.ComparisonTable;
 import io.kvroute.bench.report.JsonReport;
+import io.kvroute.bench.report.ScenarioReport;
+import io.kvroute.bench.scenario.ScenarioResult;
+import io.kvroute.bench.scenario.Scenarios;
 import io.kvroute.bench.sim.Bounds;
 import io.kvroute.bench.sim.EngineProfile;
 import io.kvroute.bench.sim.FleetSpec;
@@ -32,7 +35,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code kvroute bench}: replays a trace through routing policies in the discrete-event simulator
  * and compares them: a table on stdout, optionally JSON and PNG plots. The defaults (fleet, load
- * scale per format) put the fleet near saturation, where policies differ.
+ * scale per format) put the fleet near saturation, where policies differ. With {@code --scenario}
+ * it runs a named admission / multi-region scenario instead ({@link Scenarios}).
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Compare routing policies on a trace in the discrete-event simulator (virtual time).")
@@ -54,6 +58,10 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    @Option(names = "--scenario", paramLabel = "NAME", description = "Run a named scenario instead of a trace comparison: "
+            + "region-outage, noisy-neighbour, provider-429 or all (uses --seed and --json only).")
+    String scenario;
 
     @Option(names = "--trace", paramLabel = "PATH", description = "Trace file (Mooncake JSONL or Azure CSV); not needed for --format tenants.")
     Path trace;
@@ -118,6 +126,9 @@ public final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
+        if (scenario != null) {
+            return runScenarios(out);
+        }
         String fmt = resolveFormat();
         double scale = loadScale != null ? loadScale : defaultLoadScale(fmt);
         if (!(scale > 0) || threads < 1 || (requests != null && requests < 1) || !(tenantRate > 0) || tenants < 1) {
@@ -147,6 +158,32 @@ public final class BenchCommand implements Callable<Integer> {
         }
         if (plot != null) {
             Charts.write(report, plot).forEach(p -> out.println("wrote " + p));
+        }
+        out.flush();
+        return 0;
+    }
+
+    private int runScenarios(PrintWriter out) {
+        List<String> names;
+        if (scenario.equalsIgnoreCase("all")) {
+            names = Scenarios.names();
+        } else if (Scenarios.names().contains(scenario)) {
+            names = List.of(scenario);
+        } else {
+            throw new CommandLine.ParameterException(spec.commandLine(), "unknown scenario '" + scenario + "', known: "
+                    + Scenarios.names() + " or all");
+        }
+        List<ScenarioResult> results = new java.util.ArrayList<>();
+        for (String name : names) {
+            long started = System.nanoTime();
+            ScenarioResult result = Scenarios.named(name).run(seed);
+            results.add(result);
+            result.lines().forEach(out::println);
+            out.printf(Locale.ROOT, "simulated %s in %.1f s%n%n", name, (System.nanoTime() - started) / 1e9);
+        }
+        if (json != null) {
+            ScenarioReport.write(results, seed, json);
+            out.println("wrote " + json);
         }
         out.flush();
         return 0;

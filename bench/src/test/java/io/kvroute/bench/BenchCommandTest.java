@@ -78,6 +78,28 @@ class BenchCommandTest {
         assertThat(run("--format", "tenants", "--fleet", "bad").exitCode()).isNotZero();
     }
 
+    @Test
+    void shouldRunANamedScenarioAndWriteItsFiguresAsJson() throws Exception {
+        Path json = dir.resolve("scenario.json");
+
+        Run run = run("--scenario", "provider-429", "--seed", "5", "--json", json.toString());
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).contains("scenario provider-429", "lost: 0", "cooling down");
+        JsonNode scenario = new ObjectMapper().readTree(json.toFile()).path("scenarios").path("provider-429");
+        assertThat(scenario.path("lost").asInt(-1)).isZero();
+        assertThat(scenario.path("rate_limited_answers").asInt()).isPositive();
+        assertThat(scenario.path("ttft_ms").path("extra_for_retried_requests").has("p99")).isTrue();
+    }
+
+    @Test
+    void shouldRefuseAnUnknownScenarioNamingTheKnownOnes() {
+        Run run = run("--scenario", "meteor-strike");
+
+        assertThat(run.exitCode()).isNotZero();
+        assertThat(run.err()).contains("noisy-neighbour");
+    }
+
     private Run run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();

@@ -33,6 +33,20 @@ public final class Simulator {
         return new SimulationRun(policy, trace, config, observer).run();
     }
 
+    /** A run under a scenario's {@link Conditions}: the usual result and what happened to each request. */
+    public record Outcome(PolicyResult result, RunLog log) {
+    }
+
+    public static Outcome run(String policy, List<TraceRequest> trace, SimConfig config, Conditions conditions,
+                              SimulationObserver observer) {
+        if (!Policies.exists(policy)) {
+            throw new IllegalArgumentException("unknown routing policy '" + policy + "', known: " + Policies.names());
+        }
+        SimulationRun run = new SimulationRun(policy, trace, config, observer, conditions);
+        PolicyResult result = run.run();
+        return new Outcome(result, run.log());
+    }
+
     /** Runs every policy (on up to {@code threads} threads); results in the order of {@code policies}. */
     public static Map<String, PolicyResult> runAll(List<String> policies, List<TraceRequest> trace, SimConfig config, int threads) {
         policies.forEach(p -> {

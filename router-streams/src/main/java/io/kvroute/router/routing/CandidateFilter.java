@@ -10,7 +10,9 @@ import java.util.Map;
  * Decides which workers may take a request. A worker is a candidate only if its telemetry is
  * no older than the TTL, it serves the model, its region is known and allowed by the request,
  * it is HEALTHY (DEGRADED only when no healthy worker passes), it owns at least one partition,
- * and it is not saturated counting the load the router placed since its telemetry.
+ * it is not cooling down after a rate limit (its own {@link WorkerSnapshot#rateLimitedUntilMs} or
+ * a 429 the router saw, {@link Cooldowns}), and it is not saturated counting the load the router
+ * placed since its telemetry.
  */
 public final class CandidateFilter {
     private final RouterState state;
@@ -89,6 +91,9 @@ public final class CandidateFilter {
         }
         if (worker.ownedPartitions().isEmpty()) {
             return Exclusion.NO_PARTITIONS;
+        }
+        if (state.cooldowns().cooling(worker, nowMs)) {
+            return Exclusion.RATE_LIMITED;
         }
         if (saturated(worker, state.pending(worker, nowMs), settings)) {
             return Exclusion.SATURATED;

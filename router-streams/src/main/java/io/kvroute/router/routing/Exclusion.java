@@ -8,6 +8,7 @@ public enum Exclusion {
     NOT_HEALTHY("draining or down"),
     NO_PARTITIONS("no partition owned"),
     SATURATED("saturated"),
+    RATE_LIMITED("rate limited, cooling down"),
     DEGRADED("degraded while healthy workers fit");
 
     private final String description;

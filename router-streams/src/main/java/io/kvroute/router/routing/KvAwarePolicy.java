@@ -19,8 +19,13 @@ import java.util.Optional;
  * replication_ms = prefill time of the prefix tokens another candidate holds and this one does not
  *                  (copying a prefix evicts someone else's; a hot prefix still replicates when its
  *                  holder's queue costs more than this)
+ * network_ms     = the region's round trip ({@link RegionCatalog#delayMs}, 0 for a region not in the catalog)
  * score          = sum of the above
  * </pre>
+ *
+ * When the {@link RegionCatalog} prices regions differently, the winner is instead the candidate
+ * in the cheapest region whose score meets the request's TTFT target ({@link LatencyClass}), the
+ * lowest score within that region; when no candidate meets it, the lowest score (spill-over).
  *
  * Cached prefix blocks are the larger of what workers report in their KV events ({@link KvEventIndex},
  * precise) and what the router itself placed there ({@link ApproximatePrefixIndex}, covering
@@ -70,19 +75,41 @@ public final class KvAwarePolicy implements RoutingPolicy {
         }
         // Keep only the best few: the decision record shows them, and nothing else needs a sort.
         Estimate[] top = new Estimate[Math.min(TOP_CANDIDATES, candidates.size())];
+        RegionCatalog regions = state.regions();
+        boolean byPrice = regions.pricesDiffer();
+        long targetMs = regions.ttftTargetMs(LatencyClass.of(request));
+        Estimate cheapest = null;
         for (int i = 0; i < matched.length; i++) {
-            insert(top, estimate(request, candidates.get(i), matched[i], bestMatch, nowMs));
+            Estimate e = estimate(request, candidates.get(i), matched[i], bestMatch, nowMs);
+            insert(top, e);
+            if (byPrice && e.score() <= targetMs && (cheapest == null || cheaper(e, cheapest, regions))) {
+                cheapest = e;
+            }
         }
-        Estimate best = top[0];
+        Estimate best = cheapest != null ? cheapest : top[0];
         int partition = state.leastPendingPartition(best.worker(), nowMs);
-        List<ScoredCandidate> shown = new ArrayList<>(top.length);
+        List<ScoredCandidate> shown = new ArrayList<>(top.length + 1);
+        shown.add(new ScoredCandidate(best.worker().workerId(), best.worker().region(), partition, best.score(), best.components()));
         for (Estimate e : top) {
-            int p = e == best ? partition : e.worker().ownedPartitions().get(0);
-            shown.add(new ScoredCandidate(e.worker().workerId(), e.worker().region(), p, e.score(), e.components()));
+            if (e != best && shown.size() < top.length) {
+                shown.add(new ScoredCandidate(e.worker().workerId(), e.worker().region(), e.worker().ownedPartitions().get(0),
+                        e.score(), e.components()));
+            }
         }
-        String reason = "lowest estimated TTFT " + Math.round(best.score()) + " ms; " + best.matched() + " prefix blocks cached";
+        String reason = cheapest != null
+                ? "cheapest region " + best.worker().region() + " meeting the " + targetMs + " ms TTFT target: estimated TTFT "
+                        + Math.round(best.score()) + " ms; " + best.matched() + " prefix blocks cached"
+                : (byPrice ? "no region meets the " + targetMs + " ms TTFT target; " : "")
+                        + "lowest estimated TTFT " + Math.round(best.score()) + " ms; " + best.matched() + " prefix blocks cached";
         return Optional.of(new Placement(best.worker().workerId(), best.worker().region(), partition, best.score(),
                 best.matched(), shown, reason));
+    }
+
+    /** Cheaper region first, then the lower estimate, then the smaller worker id. */
+    private static boolean cheaper(Estimate e, Estimate other, RegionCatalog regions) {
+        int byCost = Double.compare(regions.costPerMillionTokens(e.worker().region()),
+                regions.costPerMillionTokens(other.worker().region()));
+        return byCost < 0 || (byCost == 0 && e.before(other));
     }
 
     /** Inserts {@code e} into the ascending array {@code top} if it ranks (score, then worker id) among its entries. */
@@ -120,15 +147,16 @@ public final class KvAwarePolicy implements RoutingPolicy {
         // holder's queue outweighs it.
         int duplicated = request.cachedTokens(bestMatch) - cached;
         double replicationMs = duplicated > 0 ? DUPLICATION_WEIGHT * model.prefillMs(duplicated, 0) : 0.0;
+        double networkMs = 2.0 * state.regions().delayMs(worker.region());
         return new Estimate(worker, matched, pending.requests(), queueMs, prefillMs, decodeMs, batchMs, kvAfter, kvPenaltyMs,
-                replicationMs);
+                replicationMs, networkMs);
     }
 
     /** One candidate's estimated TTFT, by component. */
     record Estimate(WorkerSnapshot worker, int matched, int pendingRequests, double queueMs, double prefillMs, double decodeMs,
-                    double batchMs, double kvAfter, double kvPenaltyMs, double replicationMs) {
+                    double batchMs, double kvAfter, double kvPenaltyMs, double replicationMs, double networkMs) {
         double score() {
-            return queueMs + prefillMs + decodeMs + batchMs + kvPenaltyMs + replicationMs;
+            return queueMs + prefillMs + decodeMs + batchMs + kvPenaltyMs + replicationMs + networkMs;
         }
 
         boolean before(Estimate other) {
@@ -143,6 +171,7 @@ public final class KvAwarePolicy implements RoutingPolicy {
             components.put("decode_ms", decodeMs);
             components.put("batch_ms", batchMs);
             components.put("replication_ms", replicationMs);
+            components.put("network_ms", networkMs);
             components.put("kv", kvAfter);
             components.put("kv_penalty_ms", kvPenaltyMs);
             components.put("prefix_blocks", (double) matched);

@@ -49,6 +49,12 @@ public record RouteRequest(
         return prefixBlockHashes.length;
     }
 
+    /** This request allowed only in {@code regions} (empty: any region). */
+    public RouteRequest withAllowedRegions(Set<String> regions) {
+        return new RouteRequest(requestId, tenant, model, promptTokens, prefixBlockHashes, blockTokens, maxTokens, regions,
+                priority, deadlineMs);
+    }
+
     public boolean allowsRegion(String region) {
         return allowedRegions.isEmpty() || allowedRegions.contains(region);
     }

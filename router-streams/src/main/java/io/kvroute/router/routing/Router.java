@@ -34,7 +34,12 @@ public final class Router {
     }
 
     public static Router create(String policyName, RoutingSettings settings) {
-        RouterState state = new RouterState(settings);
+        return create(policyName, settings, RegionCatalog.empty());
+    }
+
+    /** A router whose policy accounts for the regions' delays and prices ({@code kvroute} only). */
+    public static Router create(String policyName, RoutingSettings settings, RegionCatalog regions) {
+        RouterState state = new RouterState(settings, new KvEventIndex(settings.kvEventIndexCapacity()), regions);
         return new Router(Policies.create(policyName, state), state);
     }
 

@@ -17,6 +17,8 @@ public final class RouterState {
     private final PendingLoadLedger ledger;
     private final ApproximatePrefixIndex prefixIndex;
     private final KvEventIndex kvEventIndex;
+    private final RegionCatalog regions;
+    private final Cooldowns cooldowns = new Cooldowns();
 
     public RouterState(RoutingSettings settings) {
         this(settings, new KvEventIndex(settings.kvEventIndexCapacity()));
@@ -24,10 +26,26 @@ public final class RouterState {
 
     /** A state reading an existing KV-event index (fed by another thread, or shared by several policies). */
     public RouterState(RoutingSettings settings, KvEventIndex kvEventIndex) {
+        this(settings, kvEventIndex, RegionCatalog.empty());
+    }
+
+    /** A state whose placements account for the regions' delays and prices. */
+    public RouterState(RoutingSettings settings, KvEventIndex kvEventIndex, RegionCatalog regions) {
         this.settings = settings;
         this.ledger = new PendingLoadLedger(settings.ledgerGraceMs(), settings.ledgerMaxAgeMs());
         this.prefixIndex = new ApproximatePrefixIndex(settings.prefixIndexCapacity());
         this.kvEventIndex = kvEventIndex;
+        this.regions = regions;
+    }
+
+    /** Region delays, prices and TTFT targets ({@link RegionCatalog#empty()} unless configured). */
+    public RegionCatalog regions() {
+        return regions;
+    }
+
+    /** Rate-limit cool-downs learnt from responses; thread-safe. */
+    public Cooldowns cooldowns() {
+        return cooldowns;
     }
 
     public RoutingSettings settings() {

@@ -12,6 +12,8 @@ import java.util.Set;
  * @param queuedPrefillTokens uncached prompt tokens the worker has not prefilled yet
  * @param tokensPerSecond measured throughput; 0 when unknown
  * @param observedAtMs    when the worker took this snapshot (epoch ms, worker clock)
+ * @param rateLimitedUntilMs the worker's pool refuses work (HTTP 429, quota exhausted) until this
+ *                        epoch ms; 0 (or less) when it is not rate limited
  */
 public record WorkerSnapshot(
         String workerId,
@@ -31,7 +33,18 @@ public record WorkerSnapshot(
         double prefixHitRate,
         double tokensPerSecond,
         WorkerHealth status,
-        long observedAtMs) {
+        long observedAtMs,
+        long rateLimitedUntilMs) {
+
+    /** A snapshot of a worker that is not rate limited. */
+    public WorkerSnapshot(String workerId, String region, Set<String> models, List<Integer> ownedPartitions,
+                          long kvBlocksTotal, long kvBlocksUsed, int kvBlockTokens, double kvUsage, int running, int waiting,
+                          int runningPrefill, int runningDecode, long queuedPrefillTokens, int maxRunning,
+                          double prefixHitRate, double tokensPerSecond, WorkerHealth status, long observedAtMs) {
+        this(workerId, region, models, ownedPartitions, kvBlocksTotal, kvBlocksUsed, kvBlockTokens, kvUsage, running, waiting,
+                runningPrefill, runningDecode, queuedPrefillTokens, maxRunning, prefixHitRate, tokensPerSecond, status,
+                observedAtMs, 0L);
+    }
 
     public WorkerSnapshot {
         Objects.requireNonNull(workerId, "workerId");
@@ -46,6 +59,11 @@ public record WorkerSnapshot(
 
     public long ageMs(long nowMs) {
         return nowMs - observedAtMs;
+    }
+
+    /** Whether the worker said it refuses work at {@code nowMs} (its pool is rate limited). */
+    public boolean rateLimitedAt(long nowMs) {
+        return rateLimitedUntilMs > 0 && rateLimitedUntilMs > nowMs;
     }
 
     /** A builder with idle, healthy defaults; convenient in tests and the simulator. */
@@ -73,6 +91,7 @@ public record WorkerSnapshot(
         private double tokensPerSecond;
         private WorkerHealth status = WorkerHealth.HEALTHY;
         private long observedAtMs;
+        private long rateLimitedUntilMs;
 
         private Builder(String workerId, String region) {
             this.workerId = workerId;
@@ -94,12 +113,13 @@ public record WorkerSnapshot(
         public Builder tokensPerSecond(double value) { this.tokensPerSecond = value; return this; }
         public Builder status(WorkerHealth value) { this.status = value; return this; }
         public Builder observedAtMs(long value) { this.observedAtMs = value; return this; }
+        public Builder rateLimitedUntilMs(long value) { this.rateLimitedUntilMs = value; return this; }
 
         public WorkerSnapshot build() {
             double usage = kvUsage != null ? kvUsage : kvBlocksTotal > 0 ? (double) kvBlocksUsed / kvBlocksTotal : 0.0;
             return new WorkerSnapshot(workerId, region, models, ownedPartitions, kvBlocksTotal, kvBlocksUsed, kvBlockTokens,
                     usage, running, waiting, runningPrefill, runningDecode, queuedPrefillTokens, maxRunning,
-                    prefixHitRate, tokensPerSecond, status, observedAtMs);
+                    prefixHitRate, tokensPerSecond, status, observedAtMs, rateLimitedUntilMs);
         }
     }
 }

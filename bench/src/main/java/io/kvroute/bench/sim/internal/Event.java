@@ -17,7 +17,17 @@ record Event(long timeMs, long sequence, Kind kind, int gpu, int request, Object
         /** A worker's telemetry publisher checks its engine. */
         TELEMETRY_CHECK,
         /** A published telemetry record (and KV event) reaches the router (the region delay later). */
-        TELEMETRY_VISIBLE
+        TELEMETRY_VISIBLE,
+        /** Scenario: a request waited out its tenant's quota and is admitted again. */
+        ADMIT,
+        /** Scenario: a region's workers stop answering. */
+        OUTAGE_START,
+        /** Scenario: a region's workers restart, empty. */
+        OUTAGE_END,
+        /** Scenario: a worker's 429 answer reaches the router. */
+        RATE_LIMITED_ANSWER,
+        /** Scenario: the router re-dispatches requests stuck on workers whose telemetry went stale. */
+        FAILOVER_CHECK
     }
 
     @Override

@@ -18,7 +18,9 @@ import java.util.Set;
  * live simulated engine does), and its telemetry publisher's state. Telemetry follows the live
  * publisher's rule: checked five times per interval, published when the interval has elapsed or
  * on a significant change (KV usage moved more than 5 points, or the waiting queue doubled), with
- * the KV events drained on the same tick.
+ * the KV events drained on the same tick. In a scenario the GPU may be down (it neither works nor
+ * publishes) and restart empty (a new generation, whose first KV event clears the old cache), and
+ * may be rate limited (it answers 429 and reports DEGRADED with the end of its cool-down).
  */
 final class SimulatedGpu {
     static final double KV_USAGE_CHANGE = 0.05;
@@ -29,10 +31,16 @@ final class SimulatedGpu {
     final String region;
     final int slot;
     final long delayMs;
-    final EngineCore core;
+    EngineCore core;
     int inTransit;
     boolean stepScheduled;
+    boolean down;
+    int generation;
+    long rateLimitedUntilMs;
+    private final CostModel costModel;
+    private final EngineLimits limits;
     private final List<Integer> ownedPartitions;
+    private boolean clearOnNextEvent;
     private EngineStats lastPublished;
     private long lastPublishedMs;
     private long kvSequence;
@@ -44,7 +52,20 @@ final class SimulatedGpu {
         this.slot = slot;
         this.delayMs = delayMs;
         this.core = new EngineCore(costModel, limits);
+        this.costModel = costModel;
+        this.limits = limits;
         this.ownedPartitions = List.of(slot);
+    }
+
+    /** Comes back after an outage with an empty engine: everything it held is lost. */
+    void restart() {
+        down = false;
+        generation++;
+        core = new EngineCore(costModel, limits);
+        inTransit = 0;
+        stepScheduled = false;
+        lastPublished = null;
+        clearOnNextEvent = true;
     }
 
     EngineStats stats() {
@@ -65,6 +86,7 @@ final class SimulatedGpu {
     WorkerSnapshot publish(EngineStats s, long nowMs) {
         lastPublished = s;
         lastPublishedMs = nowMs;
+        boolean limited = rateLimitedUntilMs > 0 && rateLimitedUntilMs > nowMs;
         return WorkerSnapshot.builder(workerId, region)
                 .models(Set.of(SimConfig.MODEL))
                 .ownedPartitions(ownedPartitions)
@@ -79,7 +101,8 @@ final class SimulatedGpu {
                 .maxRunning(s.maxRunningRequests())
                 .prefixHitRate(s.prefixCacheHitRate())
                 .tokensPerSecond(s.tokensPerSecond())
-                .status(WorkerHealth.HEALTHY)
+                .status(limited ? WorkerHealth.DEGRADED : WorkerHealth.HEALTHY)
+                .rateLimitedUntilMs(limited ? rateLimitedUntilMs : 0)
                 .observedAtMs(nowMs)
                 .build();
     }
@@ -87,10 +110,12 @@ final class SimulatedGpu {
     /** The KV changes since the last tick as the worker's next KV event, or null if there were none. */
     KvEvent drainKvEvent() {
         KvChanges changes = core.drainKvChanges();
-        if (changes.isEmpty()) {
+        if (changes.isEmpty() && !clearOnNextEvent) {
             return null;
         }
-        return new KvEvent(workerId, kvSequence++, toArray(changes.stored()), toArray(changes.evicted()), false);
+        boolean cleared = clearOnNextEvent;
+        clearOnNextEvent = false;
+        return new KvEvent(workerId, kvSequence++, toArray(changes.stored()), toArray(changes.evicted()), cleared);
     }
 
     private static long[] toArray(List<Long> hashes) {

@@ -1,29 +1,41 @@
 package io.kvroute.bench.sim.internal;
 
+import io.kvroute.bench.sim.Conditions;
 import io.kvroute.bench.sim.FleetSpec;
 import io.kvroute.bench.sim.Latency;
 import io.kvroute.bench.sim.PolicyResult;
+import io.kvroute.bench.sim.RunLog;
 import io.kvroute.bench.sim.SimConfig;
 import io.kvroute.bench.sim.SimulationObserver;
 import io.kvroute.bench.trace.TraceRequest;
 import io.kvroute.router.routing.KvEvent;
+import io.kvroute.router.routing.KvEventIndex;
+import io.kvroute.router.routing.LatencyClass;
 import io.kvroute.router.routing.Placement;
+import io.kvroute.router.routing.Residency;
 import io.kvroute.router.routing.RouteRequest;
 import io.kvroute.router.routing.Router;
 import io.kvroute.router.routing.RouterState;
 import io.kvroute.router.routing.RoutingResult;
 import io.kvroute.router.routing.WorkerSnapshot;
 import io.kvroute.router.routing.Policies;
+import io.kvroute.router.routing.fairness.FairQueue;
+import io.kvroute.router.routing.quota.QuotaDecision;
+import io.kvroute.router.routing.quota.QuotaLimits;
+import io.kvroute.router.routing.quota.TenantQuotas;
 import io.kvroute.worker.engine.EngineRequest;
 import io.kvroute.worker.engine.EngineStats;
 import io.kvroute.worker.engine.sim.StepResult;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -37,6 +49,12 @@ import java.util.TreeMap;
  * completions reach the user a region delay after the step that produced them. Deterministic:
  * events at the same virtual time run in the order they were scheduled, and the only randomness
  * (telemetry phases, the policy's seed) comes from the configured seed. Single use, single thread.
+ *
+ * <p>With {@link Conditions} (bench scenarios) the router also narrows each request to the regions
+ * it and its tenant allow, applies tenant quotas, queues requests it cannot place in a FIFO or a
+ * fair queue, cools down pools that answer 429 and retries their requests elsewhere, and
+ * re-dispatches requests stuck on workers whose telemetry went stale; regions fail and restart.
+ * {@link Conditions#NONE} runs exactly the plain simulation.
  */
 public final class SimulationRun {
     private static final int NOT_YET = -1;
@@ -68,14 +86,52 @@ public final class SimulationRun {
     private boolean retryScheduled;
     private boolean ran;
 
+    private final Conditions conditions;
+    private final boolean extended;
+    private final Residency residency;
+    private final TenantQuotas quotas;
+    private final FairQueue<Integer> routerQueue;
+    private final Object[] served;
+    private final boolean[] waitedForQuota;
+    private final Map<String, ArrayDeque<Integer>> quotaWaiting = new HashMap<>();
+    private final int[] attempts;
+    private final int[] assignedGpu;
+    private final int[] assignedGeneration;
+    private final List<LinkedHashSet<Integer>> inFlight = new ArrayList<>();
+    private final List<RunLog.PlacementRecord> placements = new ArrayList<>();
+    private final Map<String, Long> coolingEndByRegion = new TreeMap<>();
+    private final Map<String, Long> cooldownMsByRegion = new TreeMap<>();
+    private int residencyViolations;
+    private int residencyRejected;
+    private int rateLimitedAnswers;
+    private int failovers;
+    private int quotaWaits;
+    private int quotaRejected;
+
     public SimulationRun(String policy, List<TraceRequest> trace, SimConfig config, SimulationObserver observer) {
+        this(policy, trace, config, observer, Conditions.NONE);
+    }
+
+    public SimulationRun(String policy, List<TraceRequest> trace, SimConfig config, SimulationObserver observer,
+                         Conditions conditions) {
         this.policy = policy;
         this.trace = List.copyOf(trace);
         this.config = config;
         this.observer = observer;
-        RouterState state = new RouterState(config.routing());
+        this.conditions = conditions;
+        this.extended = conditions != Conditions.NONE;
+        RouterState state = new RouterState(config.routing(), new KvEventIndex(config.routing().kvEventIndexCapacity()),
+                conditions.regions());
         this.router = new Router(Policies.create(policy, state), state);
         int n = this.trace.size();
+        this.residency = new Residency(conditions.tenantRegions());
+        this.quotas = new TenantQuotas(conditions.quotas(), QuotaLimits.NONE);
+        this.routerQueue = conditions.queue() == Conditions.RouterQueue.PARKED ? null : new FairQueue<>();
+        this.served = new Object[n];
+        this.waitedForQuota = new boolean[n];
+        this.attempts = new int[n];
+        this.assignedGpu = new int[n];
+        this.assignedGeneration = new int[n];
         this.routeRequests = new RouteRequest[n];
         this.firstTokenAtMs = new long[n];
         this.doneAtMs = new long[n];
@@ -93,6 +149,9 @@ public final class SimulationRun {
                 gpus.add(slots[slot]);
             }
             gpusByRegion.put(region.name(), slots);
+        }
+        for (int i = 0; i < gpus.size(); i++) {
+            inFlight.add(new LinkedHashSet<>());
         }
     }
 
@@ -114,6 +173,13 @@ public final class SimulationRun {
         for (SimulatedGpu gpu : gpus) {
             schedule(start + phases.nextLong(telemetryPeriodMs), Event.Kind.TELEMETRY_CHECK, gpu.index, -1, null);
         }
+        for (Conditions.Outage outage : conditions.outages()) {
+            schedule(outage.fromMs(), Event.Kind.OUTAGE_START, -1, -1, outage);
+            schedule(outage.toMs(), Event.Kind.OUTAGE_END, -1, -1, outage);
+        }
+        if (!conditions.outages().isEmpty()) {
+            schedule(firstArrival + conditions.failoverCheckMs(), Event.Kind.FAILOVER_CHECK, -1, -1, null);
+        }
         while (!queue.isEmpty()) {
             Event event = queue.poll();
             handle(event);
@@ -129,30 +195,128 @@ public final class SimulationRun {
         switch (e.kind()) {
             case ARRIVAL -> arrive(e.request(), now);
             case PARK_RETRY -> retryParked(now);
-            case CONSUMED -> consumed(gpus.get(e.gpu()), e.request(), now);
-            case DELIVERED -> delivered(gpus.get(e.gpu()), e.request(), now);
+            case CONSUMED -> consumed(gpus.get(e.gpu()), e.request(), e.payload(), now);
+            case DELIVERED -> delivered(gpus.get(e.gpu()), e.request(), e.payload(), now);
             case STEP -> step(gpus.get(e.gpu()), now);
             case TELEMETRY_CHECK -> telemetryCheck(gpus.get(e.gpu()), now);
             case TELEMETRY_VISIBLE -> telemetryVisible((Telemetry) e.payload());
+            case ADMIT -> admitWaiting(trace.get(e.request()).tenant(), now);
+            case OUTAGE_START -> outage((Conditions.Outage) e.payload(), true);
+            case OUTAGE_END -> outage((Conditions.Outage) e.payload(), false);
+            case RATE_LIMITED_ANSWER -> rateLimitedAnswer(gpus.get(e.gpu()), e.request(), (Long) e.payload(), now);
+            case FAILOVER_CHECK -> failoverCheck(now);
         }
     }
 
     private void arrive(int index, long now) {
         TraceRequest r = trace.get(index);
-        routeRequests[index] = new RouteRequest(Integer.toString(index), r.tenant(), SimConfig.MODEL, r.inputTokens(),
-                r.blockIds(), r.blockTokens(), r.outputTokens(), Set.of(), null, RouteRequest.NO_DEADLINE);
-        if (!tryPlace(index, now)) {
-            parked.add(new Parked(index, now));
-            parkedEver++;
-            if (!retryScheduled) {
-                retryScheduled = true;
-                long retry = config.parkRetryMs();
-                schedule((Math.floorDiv(now, retry) + 1) * retry, Event.Kind.PARK_RETRY, -1, -1, null);
+        if (!extended) {
+            routeRequests[index] = new RouteRequest(Integer.toString(index), r.tenant(), SimConfig.MODEL, r.inputTokens(),
+                    r.blockIds(), r.blockTokens(), r.outputTokens(), Set.of(), null, RouteRequest.NO_DEADLINE);
+            if (!tryPlace(index, now)) {
+                park(index, now);
+            }
+            return;
+        }
+        Optional<RouteRequest> constrained = residency.constrain(new RouteRequest(Integer.toString(index), r.tenant(),
+                SimConfig.MODEL, r.inputTokens(), r.blockIds(), r.blockTokens(), r.outputTokens(), r.allowedRegions(),
+                r.priority(), RouteRequest.NO_DEADLINE));
+        if (constrained.isEmpty()) {
+            residencyRejected++;
+            reject(index);
+            return;
+        }
+        routeRequests[index] = constrained.get();
+        admit(index, now);
+    }
+
+    /**
+     * Scenario: the tenant's quota admits the request, makes it wait, or rejects it. Requests that
+     * wait queue per tenant in arrival order; only the head retries, when its wait is over.
+     */
+    private void admit(int index, long now) {
+        String tenant = trace.get(index).tenant();
+        ArrayDeque<Integer> waiting = quotaWaiting.computeIfAbsent(tenant, t -> new ArrayDeque<>());
+        if (!waiting.isEmpty()) {
+            waiting.add(index);
+            return;
+        }
+        waiting.add(index);
+        admitWaiting(tenant, now);
+    }
+
+    private void admitWaiting(String tenant, long now) {
+        ArrayDeque<Integer> waiting = quotaWaiting.get(tenant);
+        while (!waiting.isEmpty()) {
+            int index = waiting.peek();
+            QuotaDecision decision = quotas.tryAcquire(routeRequests[index], now);
+            if (decision.outcome() == QuotaDecision.Outcome.WAIT) {
+                if (!waitedForQuota[index]) {
+                    waitedForQuota[index] = true;
+                    quotaWaits++;
+                }
+                schedule(now + Math.max(1, decision.retryAfterMs()), Event.Kind.ADMIT, -1, index, null);
+                return;
+            }
+            waiting.poll();
+            if (decision.admitted()) {
+                enter(index, now);
+            } else {
+                quotaRejected++;
+                reject(index);
             }
         }
     }
 
+    /** Scenario: an admitted request (new, or back after a 429 or a failover) looks for a worker. */
+    private void enter(int index, long now) {
+        if (routerQueue == null) {
+            if (!tryPlace(index, now)) {
+                park(index, now);
+            }
+            return;
+        }
+        RouteRequest r = routeRequests[index];
+        String queueTenant = conditions.queue() == Conditions.RouterQueue.FAIR ? r.tenant() : "";
+        routerQueue.add(index, queueTenant, LatencyClass.of(r), r.promptTokens(), r.maxTokens());
+        drainQueue(now);
+    }
+
+    private void drainQueue(long now) {
+        while (true) {
+            Optional<FairQueue.Served<Integer>> next = routerQueue.serveNext(i -> tryPlace(i, now));
+            if (next.isEmpty()) {
+                break;
+            }
+            served[next.get().item()] = next.get();
+        }
+        if (!routerQueue.isEmpty() && !retryScheduled) {
+            retryScheduled = true;
+            schedule(now + config.parkRetryMs(), Event.Kind.PARK_RETRY, -1, -1, null);
+        }
+    }
+
+    private void reject(int index) {
+        rejected[index] = true;
+        outstanding--;
+    }
+
+    private void park(int index, long now) {
+        parked.add(new Parked(index, now));
+        parkedEver++;
+        if (!retryScheduled) {
+            retryScheduled = true;
+            long retry = config.parkRetryMs();
+            schedule((Math.floorDiv(now, retry) + 1) * retry, Event.Kind.PARK_RETRY, -1, -1, null);
+        }
+    }
+
     private void retryParked(long now) {
+        if (routerQueue != null) {
+            retryScheduled = false;
+            drainQueue(now);
+            return;
+        }
         for (Iterator<Parked> it = parked.iterator(); it.hasNext(); ) {
             Parked p = it.next();
             if (tryPlace(p.index(), now)) {
@@ -182,17 +346,56 @@ public final class SimulationRun {
                     + placement.region() + "/" + placement.partition());
         }
         requestsPerRegion.merge(placement.region(), 1, Integer::sum);
-        schedule(now + config.dispatchLatencyMs(), Event.Kind.CONSUMED, slots[placement.partition()].index, index, null);
+        SimulatedGpu gpu = slots[placement.partition()];
+        if (!extended) {
+            schedule(now + config.dispatchLatencyMs(), Event.Kind.CONSUMED, gpu.index, index, null);
+            return true;
+        }
+        attempts[index]++;
+        placements.add(new RunLog.PlacementRecord(now, index, placement.region(), placement.workerId(), attempts[index]));
+        if (!allowedByTrace(index, placement.region())) {
+            residencyViolations++;
+        }
+        assignedGpu[index] = gpu.index;
+        assignedGeneration[index] = gpu.generation;
+        inFlight.get(gpu.index).add(index);
+        schedule(now + config.dispatchLatencyMs(), Event.Kind.CONSUMED, gpu.index, index, gpu.generation);
         return true;
     }
 
-    private void consumed(SimulatedGpu gpu, int index, long now) {
-        gpu.inTransit++;
-        schedule(now + gpu.delayMs, Event.Kind.DELIVERED, gpu.index, index, null);
+    /** The residency rule checked from the trace and the tenants' settings, not by the router's code. */
+    private boolean allowedByTrace(int index, String region) {
+        TraceRequest r = trace.get(index);
+        Set<String> tenant = conditions.tenantRegions().getOrDefault(r.tenant(), Set.of());
+        return (r.allowedRegions().isEmpty() || r.allowedRegions().contains(region)) && (tenant.isEmpty() || tenant.contains(region));
     }
 
-    private void delivered(SimulatedGpu gpu, int index, long now) {
+    /** Whether a dispatch record or request sent to the GPU's run {@code generation} is lost (GPU down or restarted). */
+    private static boolean gone(SimulatedGpu gpu, Object generation) {
+        return generation != null && (gpu.down || gpu.generation != (Integer) generation);
+    }
+
+    private void consumed(SimulatedGpu gpu, int index, Object generation, long now) {
+        if (gone(gpu, generation)) {
+            return;
+        }
+        gpu.inTransit++;
+        schedule(now + gpu.delayMs, Event.Kind.DELIVERED, gpu.index, index, generation);
+    }
+
+    private void delivered(SimulatedGpu gpu, int index, Object generation, long now) {
+        if (gone(gpu, generation)) {
+            return;
+        }
         gpu.inTransit--;
+        if (extended) {
+            Conditions.RateLimitWindow window = rateLimitWindow(gpu.region, now);
+            if (window != null) {
+                gpu.rateLimitedUntilMs = Math.max(gpu.rateLimitedUntilMs, now + window.retryAfterMs());
+                schedule(now + gpu.delayMs, Event.Kind.RATE_LIMITED_ANSWER, gpu.index, index, window.retryAfterMs());
+                return;
+            }
+        }
         TraceRequest r = trace.get(index);
         try {
             gpu.core.add(new EngineRequest(Integer.toString(index), 1, r.inputTokens(), r.outputTokens(), r.blockIds(),
@@ -209,6 +412,10 @@ public final class SimulationRun {
     }
 
     private void step(SimulatedGpu gpu, long now) {
+        if (gpu.down) {
+            gpu.stepScheduled = false;
+            return;
+        }
         StepResult result = gpu.core.step(now);
         preemptions += result.preempted().size();
         if (result.idle()) {
@@ -233,6 +440,9 @@ public final class SimulationRun {
             doneAtMs[index] = end + gpu.delayMs;
             cachedTokens[index] = f.usage().cachedTokens();
             outstanding--;
+            if (extended) {
+                settle(index, f.usage().promptTokens(), f.usage().completionTokens(), doneAtMs[index]);
+            }
         }
         if (gpu.core.hasWork()) {
             schedule(end, Event.Kind.STEP, gpu.index, -1, null);
@@ -243,7 +453,7 @@ public final class SimulationRun {
 
     private void telemetryCheck(SimulatedGpu gpu, long now) {
         EngineStats stats = gpu.stats();
-        if (gpu.shouldPublish(stats, now, config.telemetryIntervalMs())) {
+        if (!gpu.down && gpu.shouldPublish(stats, now, config.telemetryIntervalMs())) {
             KvEvent kvEvent = gpu.drainKvEvent();
             WorkerSnapshot snapshot = gpu.publish(stats, now);
             schedule(now + gpu.delayMs, Event.Kind.TELEMETRY_VISIBLE, gpu.index, -1, new Telemetry(snapshot, kvEvent));
@@ -262,6 +472,99 @@ public final class SimulationRun {
         if (previous == null || previous.observedAtMs() <= snapshot.observedAtMs()) {
             view.put(snapshot.workerId(), snapshot);
         }
+    }
+
+    /** Scenario: a finished request's actual usage corrects its tenant's quota and fair-queue charge. */
+    private void settle(int index, long promptTokens, long outputTokens, long now) {
+        inFlight.get(assignedGpu[index]).remove(index);
+        quotas.settle(routeRequests[index].requestId(), promptTokens + outputTokens, now);
+        settleCharge(index, promptTokens, outputTokens);
+    }
+
+    @SuppressWarnings("unchecked")
+    private void settleCharge(int index, long promptTokens, long outputTokens) {
+        if (routerQueue != null && served[index] != null) {
+            routerQueue.settle((FairQueue.Served<Integer>) served[index], promptTokens, outputTokens);
+            served[index] = null;
+        }
+    }
+
+    private Conditions.RateLimitWindow rateLimitWindow(String region, long now) {
+        for (Conditions.RateLimitWindow w : conditions.rateLimits()) {
+            if (w.region().equals(region) && now >= w.fromMs() && now < w.toMs()) {
+                return w;
+            }
+        }
+        return null;
+    }
+
+    /** Scenario: a 429 reached the router: cool the worker (or its whole pool) and route the request again. */
+    private void rateLimitedAnswer(SimulatedGpu gpu, int index, long retryAfterMs, long now) {
+        rateLimitedAnswers++;
+        boolean shared = router.state().regions().sharedRateLimit(gpu.region);
+        long until = router.state().cooldowns().onRateLimited(gpu.workerId, gpu.region, retryAfterMs, shared, now);
+        long end = coolingEndByRegion.getOrDefault(gpu.region, Long.MIN_VALUE);
+        if (until > end) {
+            cooldownMsByRegion.merge(gpu.region, until - Math.max(now, end), Long::sum);
+            coolingEndByRegion.put(gpu.region, until);
+        }
+        if (inFlight.get(gpu.index).remove(index)) {
+            settleCharge(index, 0, 0);
+            enter(index, now);
+        }
+    }
+
+    /** Scenario: a region's workers stop (or restart empty). */
+    private void outage(Conditions.Outage outage, boolean start) {
+        for (SimulatedGpu gpu : gpusByRegion.getOrDefault(outage.region(), new SimulatedGpu[0])) {
+            if (start) {
+                gpu.down = true;
+            } else {
+                gpu.restart();
+            }
+        }
+    }
+
+    /**
+     * Scenario: requests dispatched to a worker whose telemetry the router has not seen for the TTL,
+     * or that restarted since, are routed again (respecting their residency like any decision).
+     */
+    private void failoverCheck(long now) {
+        long ttl = config.routing().telemetryTtlMs();
+        for (SimulatedGpu gpu : gpus) {
+            LinkedHashSet<Integer> requests = inFlight.get(gpu.index);
+            if (requests.isEmpty()) {
+                continue;
+            }
+            WorkerSnapshot seen = view.get(gpu.workerId);
+            boolean stale = seen == null || now - seen.observedAtMs() > ttl;
+            List<Integer> stuck = new ArrayList<>();
+            for (int index : requests) {
+                if (stale || assignedGeneration[index] != gpu.generation) {
+                    stuck.add(index);
+                }
+            }
+            requests.removeAll(stuck);
+            for (int index : stuck) {
+                failovers++;
+                settleCharge(index, 0, 0);
+                enter(index, now);
+            }
+        }
+        if (outstanding > 0) {
+            schedule(now + conditions.failoverCheckMs(), Event.Kind.FAILOVER_CHECK, -1, -1, null);
+        }
+    }
+
+    /** What happened to each request; call after {@link #run()}. */
+    public RunLog log() {
+        boolean[] lost = new boolean[trace.size()];
+        for (int i = 0; i < lost.length; i++) {
+            lost[i] = doneAtMs[i] == NOT_YET;
+        }
+        return new RunLog(trace, firstTokenAtMs.clone(), doneAtMs.clone(), attempts.clone(), lost, List.copyOf(placements),
+                residencyViolations, residencyRejected, rateLimitedAnswers, Map.copyOf(cooldownMsByRegion), failovers, quotaWaits,
+                quotaRejected);
     }
 
     private static int indexOf(String key) {
