@@ -23,7 +23,9 @@ import java.util.function.Predicate;
  *       request's own events). It is reported apart ({@link ResponseListener#onDuplicateRejected}).</li>
  *   <li>Events are grouped by request id (the record key).</li>
  *   <li>Only the highest attempt seen for a request counts: when a higher attempt appears, what was
- *       kept of the lower one is dropped, and later events of a lower attempt are ignored.</li>
+ *       kept of the lower one is dropped, and later events of a lower attempt are ignored. Within an
+ *       attempt, a higher {@code retry} (the worker tried again after a transient server failure)
+ *       outranks a lower one the same way: runs are ordered by (attempt, retry).</li>
  *   <li>Chunks are ordered by {@code sequence}; a second event with the same (attempt, sequence)
  *       is a duplicate (chunks are produced at-least-once) and is dropped.</li>
  *   <li>The first terminal event of the highest attempt is the result; any later terminal of that
@@ -91,13 +93,14 @@ public final class ResponseAssembler {
             return;
         }
         RequestState state = pending.computeIfAbsent(id, RequestState::new);
-        if (event.getAttempt() < state.attempt) {
+        long rank = rank(event);
+        if (rank < state.rank) {
             supersededDropped++;
             return;
         }
-        if (event.getAttempt() > state.attempt) {
+        if (rank > state.rank) {
             supersededDropped += state.chunks.size() + (state.terminal == null ? 0 : 1);
-            state.startAttempt(event.getAttempt());
+            state.startAttempt(event.getAttempt(), rank);
         }
         if (event.getCustomId() != null) {
             state.customId = event.getCustomId();
@@ -212,11 +215,17 @@ public final class ResponseAssembler {
                 whole));
     }
 
+    /** Orders runs by (attempt, retry); a retry number is far below 2^16. */
+    static long rank(ResponseEvent event) {
+        return ((long) event.getAttempt() << 16) | Math.min(Math.max(event.getRetry(), 0), 0xFFFF);
+    }
+
     private static final class RequestState {
         private final String requestId;
         private final TreeMap<Integer, String> chunks = new TreeMap<>();
         private String customId;
         private int attempt = Integer.MIN_VALUE;
+        private long rank = Long.MIN_VALUE;
         private int nextToDeliver;
         private TerminalResult terminal;
         private int terminalSequence;
@@ -227,8 +236,9 @@ public final class ResponseAssembler {
             this.requestId = requestId;
         }
 
-        private void startAttempt(int newAttempt) {
+        private void startAttempt(int newAttempt, long newRank) {
             attempt = newAttempt;
+            rank = newRank;
             chunks.clear();
             nextToDeliver = 0;
             terminal = null;

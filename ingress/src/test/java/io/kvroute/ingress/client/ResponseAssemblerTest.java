@@ -5,6 +5,7 @@ import static io.kvroute.ingress.client.ResponseEvents.duplicateRejection;
 import static io.kvroute.ingress.client.ResponseEvents.terminal;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvroute.schemas.v1.ResponseEvent;
 import io.kvroute.schemas.v1.ResponseStatus;
 import java.util.ArrayList;
 import java.util.List;
@@ -105,6 +106,39 @@ class ResponseAssemblerTest {
         assertThat(chunks).extracting(Chunk::attempt, Chunk::sequence)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple(1, 0), org.assertj.core.groups.Tuple.tuple(1, 1),
                         org.assertj.core.groups.Tuple.tuple(2, 0), org.assertj.core.groups.Tuple.tuple(2, 1));
+    }
+
+    @Test
+    void shouldLetALaterTryOfTheSameAttemptOutrankAnEarlierOneAndIgnoreTheEarlierAfterwards() {
+        assembler.accept(chunk("r1", 65_537, 0, "cut-"), 0);
+        assembler.accept(chunk("r1", 65_537, 1, "off"), 0);
+        assembler.accept(retried(chunk("r1", 65_537, 0, "whole "), 1), 0);
+        assembler.accept(chunk("r1", 65_537, 2, "late-first-try"), 0);
+        assembler.accept(retried(chunk("r1", 65_537, 1, "answer"), 1), 0);
+
+        assembler.accept(retried(terminal("r1", 65_537, 2, ResponseStatus.COMPLETED), 1), 0);
+
+        assertThat(completions).singleElement().satisfies(c -> {
+            assertThat(c.text()).isEqualTo("whole answer");
+            assertThat(c.attempt()).isEqualTo(65_537);
+        });
+    }
+
+    @Test
+    void shouldStillLetAHigherAttemptOutrankEveryTryOfALowerOne() {
+        assembler.accept(retried(chunk("r1", 65_537, 0, "third try of the old run"), 2), 0);
+        assembler.accept(chunk("r1", 131_073, 0, "new run"), 0);
+        assembler.accept(retried(terminal("r1", 65_537, 1, ResponseStatus.COMPLETED), 2), 0);
+        assertThat(completions).isEmpty();
+
+        assembler.accept(terminal("r1", 131_073, 1, ResponseStatus.COMPLETED), 0);
+
+        assertThat(completions).singleElement().satisfies(c -> assertThat(c.text()).isEqualTo("new run"));
+    }
+
+    private static ResponseEvent retried(ResponseEvent event, int retry) {
+        event.setRetry(retry);
+        return event;
     }
 
     @Test

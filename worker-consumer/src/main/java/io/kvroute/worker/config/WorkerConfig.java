@@ -31,7 +31,7 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
                            int hostKvBlocks, int maxRunning, int maxBatchedTokens, double speed, int chunkTokens,
                            long telemetryIntervalMs, int maxWaiting, long commitIntervalMs, String metricsHost, int metricsPort,
                            Map<String, Object> kafka, OpenAiSettings openai, long cancellationLookbackMs,
-                           long replacementCheckAfterMs) {
+                           long replacementCheckAfterMs, int retryMax, long retryBackoffMs) {
     public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
     public static final String SCHEMA_REGISTRY_URL = "schema.registry.url";
     public static final String TOPIC_PREFIX = "kvroute.topic.prefix";
@@ -61,6 +61,9 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
     public static final String OPENAI_RATE_LIMIT_COOLDOWN_MS = "worker.openai.rate.limit.cooldown.ms";
     public static final String CANCELLATION_LOOKBACK_MS = "worker.cancellation.lookback.ms";
     public static final String REPLACEMENT_CHECK_AFTER_MS = "worker.replacement.check.after.ms";
+    /** Retries on this worker of a transient inference-server failure (broken stream, 5xx, timeout, refused). */
+    public static final String RETRY_MAX = "worker.retry.max";
+    public static final String RETRY_BACKOFF_MS = "worker.retry.backoff.ms";
     public static final String KAFKA_PREFIX = "kafka.";
 
     /** Upper bound of {@code kafka.max.poll.records}, so the finished-offsets metadata stays under Kafka's limit. */
@@ -102,6 +105,8 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
      * Keep it below the router's {@code router.replace.patience.ms} (default 30 s).
      */
     public static final long DEFAULT_REPLACEMENT_CHECK_AFTER_MS = 5_000;
+    public static final int DEFAULT_RETRY_MAX = 2;
+    public static final long DEFAULT_RETRY_BACKOFF_MS = 500;
 
     /** Every default, for the lowest layer of {@link Settings}. */
     public static Map<String, String> defaults() {
@@ -123,6 +128,8 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
         d.put(METRICS_PORT, Integer.toString(DEFAULT_METRICS_PORT));
         d.put(CANCELLATION_LOOKBACK_MS, Long.toString(DEFAULT_CANCELLATION_LOOKBACK_MS));
         d.put(REPLACEMENT_CHECK_AFTER_MS, Long.toString(DEFAULT_REPLACEMENT_CHECK_AFTER_MS));
+        d.put(RETRY_MAX, Integer.toString(DEFAULT_RETRY_MAX));
+        d.put(RETRY_BACKOFF_MS, Long.toString(DEFAULT_RETRY_BACKOFF_MS));
         d.put(OPENAI_MAX_CONCURRENCY, Integer.toString(DEFAULT_OPENAI_MAX_CONCURRENCY));
         d.put(OPENAI_REQUEST_TIMEOUT_MS, Long.toString(DEFAULT_OPENAI_REQUEST_TIMEOUT_MS));
         d.put(OPENAI_CONNECT_TIMEOUT_MS, Long.toString(DEFAULT_OPENAI_CONNECT_TIMEOUT_MS));
@@ -166,7 +173,9 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
                 s.intValue(METRICS_PORT, -1, 65_535),
                 Map.copyOf(s.withPrefix(KAFKA_PREFIX)), openai,
                 s.longValue(CANCELLATION_LOOKBACK_MS, 0, MAX_CANCELLATION_LOOKBACK_MS),
-                s.longValue(REPLACEMENT_CHECK_AFTER_MS, 1, 3_600_000));
+                s.longValue(REPLACEMENT_CHECK_AFTER_MS, 1, 3_600_000),
+                s.intValue(RETRY_MAX, 0, 10),
+                s.longValue(RETRY_BACKOFF_MS, 1, 600_000));
     }
 
     private static OpenAiSettings openAi(Settings s, List<String> models) {

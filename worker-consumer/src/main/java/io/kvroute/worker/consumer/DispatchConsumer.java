@@ -17,6 +17,7 @@ import io.kvroute.worker.consumer.internal.RequestRun;
 import io.kvroute.worker.consumer.internal.RunAttempt;
 import io.kvroute.worker.consumer.internal.ResponseEvents;
 import io.kvroute.worker.engine.EnginePrompt;
+import io.kvroute.worker.engine.EngineFailure;
 import io.kvroute.worker.engine.EngineRequest;
 import io.kvroute.worker.engine.EngineUsage;
 import io.kvroute.worker.engine.InferenceEngine;
@@ -27,6 +28,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -124,6 +126,8 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
     private final SupersededAttempts superseded = new SupersededAttempts(SupersededAttempts.DEFAULT_CAPACITY);
     private final ConcurrentLinkedQueue<String> supersedes = new ConcurrentLinkedQueue<>();
     private volatile CancellationView cancellationView = CancellationView.NONE;
+    private final ConcurrentLinkedQueue<PendingRetry> retries = new ConcurrentLinkedQueue<>();
+    private final List<PendingRetry> waitingRetries = new ArrayList<>();
     private final List<Outcome> retrying = new ArrayList<>();
     private final Map<TopicPartition, Owned> owned = new HashMap<>();
     private final Set<TopicPartition> dirty = new HashSet<>();
@@ -221,6 +225,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
                 }
                 applyCancels();
                 applySupersedes();
+                startDueRetries();
                 commitIfDue(false);
                 applyBackPressure();
                 lastLoopMs = clock.getAsLong();
@@ -359,7 +364,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
                 request.getPrefixBlockTokens() > 0 ? request.getPrefixBlockTokens() : EngineRequest.DEFAULT_BLOCK_TOKENS,
                 now, prompt(request));
         RequestRun run = new RequestRun(events, tp, offset, partition.epoch, config.chunkTokens(), this::sendChunk,
-                outcomes::add, metrics::tokens, clock);
+                outcomes::add, metrics::tokens, clock, retrierFor(engineRequest, request.getDeadlineMs()));
         partition.runs.put(request.getRequestId(), run);
         engine.submit(engineRequest, run);
     }
@@ -376,6 +381,78 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
                 if (run.cancel("cancelled while running on worker " + config.workerId())) {
                     LOG.info("request {} cancelled on worker {}", requestId, config.workerId());
                 }
+            }
+        }
+    }
+
+    /** A try that failed transiently, to be run again on this worker once {@code dueMs} has passed. */
+    private record PendingRetry(RequestRun failed, EngineRequest request, Long deadlineMs, long dueMs) {
+    }
+
+    /**
+     * Retries a transient failure of the inference server (broken stream, 5xx, timeout, refused
+     * connection) on this worker, at most {@code worker.retry.max} times with doubling backoff.
+     * A 429 is not retried here: the worker's telemetry tells the router to cool the pool down,
+     * and a retry on the same pool would only meet the same limit.
+     */
+    private RequestRun.Retrier retrierFor(EngineRequest request, Long deadlineMs) {
+        return (run, failure) -> {
+            int tries = run.events().retry();
+            if (failure.kind() == EngineFailure.Kind.RATE_LIMITED || tries >= config.retryMax()) {
+                return false;
+            }
+            long dueMs = clock.getAsLong() + config.retryBackoffMs() * (1L << Math.min(tries, 20));
+            if (deadlineMs != null && dueMs >= deadlineMs) {
+                return false;
+            }
+            LOG.info("request {} try {} failed on worker {} ({}); retrying in {} ms", run.events().requestId(), tries,
+                    config.workerId(), failure.kind(), dueMs - clock.getAsLong());
+            metrics.retried();
+            retries.add(new PendingRetry(run, request, deadlineMs, dueMs));
+            return true;
+        };
+    }
+
+    /** Starts the retries that are due, unless their partition moved, or the request was cancelled or re-placed meanwhile. */
+    private void startDueRetries() {
+        for (PendingRetry retry; (retry = retries.poll()) != null; ) {
+            waitingRetries.add(retry);
+        }
+        if (waitingRetries.isEmpty()) {
+            return;
+        }
+        long now = clock.getAsLong();
+        Iterator<PendingRetry> it = waitingRetries.iterator();
+        while (it.hasNext()) {
+            PendingRetry retry = it.next();
+            RequestRun failed = retry.failed();
+            Owned partition = owned.get(failed.source());
+            String id = failed.events().requestId();
+            if (partition == null || partition.epoch != failed.epoch() || partition.runs.get(id) != failed) {
+                // the partition moved on (its next owner runs the request again) or the run was replaced
+                it.remove();
+                continue;
+            }
+            if (retry.dueMs() > now) {
+                continue;
+            }
+            it.remove();
+            ResponseEvents next = failed.events().nextTry();
+            if (superseded.isVoid(id, failed.dispatchAttempt())) {
+                partition.runs.remove(id);
+                outcomes.add(Outcome.superseded(failed.source(), failed.offset(), failed.epoch()));
+            } else if (recentlyCancelled.contains(id)) {
+                outcomes.add(Outcome.terminal(failed.source(), failed.offset(), failed.epoch(),
+                        next.cancelled(0, "cancelled while waiting to retry", new EngineUsage(0, 0, 0), now), null,
+                        Outcome.Kind.CANCELLED, -1));
+            } else if (retry.deadlineMs() != null && retry.deadlineMs() < now) {
+                outcomes.add(Outcome.terminal(failed.source(), failed.offset(), failed.epoch(), next.expired(now), null,
+                        Outcome.Kind.EXPIRED, -1));
+            } else {
+                RequestRun run = new RequestRun(next, failed.source(), failed.offset(), failed.epoch(), config.chunkTokens(),
+                        this::sendChunk, outcomes::add, metrics::tokens, clock, retrierFor(retry.request(), retry.deadlineMs()));
+                partition.runs.put(id, run);
+                engine.submit(retry.request(), run);
             }
         }
     }

@@ -42,6 +42,7 @@ public final class WorkerMetrics implements AutoCloseable {
     private final Counter expired;
     private final Counter cancelled;
     private final Counter superseded;
+    private final Counter retried;
     private final Counter deadLetters;
     private final Counter transactionsCommitted;
     private final Counter transactionsAborted;
@@ -65,6 +66,8 @@ public final class WorkerMetrics implements AutoCloseable {
         cancelled = Counter.builder(REQUESTS).tags(tags).tag("status", "cancelled").register(registry);
         superseded = Counter.builder(REQUESTS).tags(tags).tag("status", "superseded")
                 .description("runs dropped without a result because the router placed the request again").register(registry);
+        retried = Counter.builder(PREFIX + "retries").tags(tags)
+                .description("tries retried on this worker after a transient inference-server failure").register(registry);
         deadLetters = Counter.builder(DEAD_LETTERS).tags(tags).register(registry);
         transactionsCommitted = Counter.builder(TRANSACTIONS).tags(tags).tag("outcome", "committed").register(registry);
         transactionsAborted = Counter.builder(TRANSACTIONS).tags(tags).tag("outcome", "aborted").register(registry);
@@ -110,6 +113,10 @@ public final class WorkerMetrics implements AutoCloseable {
 
     public void cancelled() {
         cancelled.increment();
+    }
+
+    public void retried() {
+        retried.increment();
     }
 
     public void superseded() {

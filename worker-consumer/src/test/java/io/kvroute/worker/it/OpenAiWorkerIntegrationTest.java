@@ -50,6 +50,8 @@ class OpenAiWorkerIntegrationTest {
     private KvrouteTopics topics;
     private KafkaProducer<String, byte[]> producer;
     private ReplayServer server;
+    private final java.util.concurrent.atomic.AtomicInteger flakyCalls = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger brokenCalls = new java.util.concurrent.atomic.AtomicInteger();
     private WorkerApp worker;
     private ResponseLog<ResponseEvent> responses;
     private ResponseLog<WorkerTelemetry> telemetry;
@@ -71,6 +73,13 @@ class OpenAiWorkerIntegrationTest {
             }
             if (body.contains("trigger-400")) {
                 return ReplayServer.error(400, "vllm-0.9-error-400.json", Map.of("Content-Type", "application/json"));
+            }
+            if (body.contains("trigger-flaky") && flakyCalls.getAndIncrement() == 0) {
+                return ReplayServer.stream("vllm-0.9-completions-stream-cut.txt");
+            }
+            if (body.contains("trigger-broken")) {
+                brokenCalls.incrementAndGet();
+                return ReplayServer.error(500, "error-500.txt", Map.of("Content-Type", "text/plain"));
             }
             if (body.contains("trigger-429")) {
                 return ReplayServer.error(429, "error-429.json", Map.of("Retry-After", "30", "Content-Type", "application/json"));
@@ -106,6 +115,7 @@ class OpenAiWorkerIntegrationTest {
         s.put(WorkerConfig.OPENAI_ENDPOINT, server.uri() + "/v1");
         s.put(WorkerConfig.OPENAI_MODEL, "meta-llama/Llama-3.1-8B-Instruct");
         s.put(WorkerConfig.OPENAI_METRICS_INTERVAL_MS, "200");
+        s.put(WorkerConfig.RETRY_BACKOFF_MS, "100");
         worker = WorkerApp.start(Settings.of(s));
     }
 
@@ -194,5 +204,36 @@ class OpenAiWorkerIntegrationTest {
                 .anyMatch(t -> t.getRateLimitedUntilMs() != null && t.getStatus() == WorkerStatus.DEGRADED));
         WorkerTelemetry cooling = telemetry.poll().stream().filter(t -> t.getRateLimitedUntilMs() != null).findFirst().orElseThrow();
         assertThat(cooling.getRateLimitedUntilMs()).isBetween(before + 29_000, System.currentTimeMillis() + 30_000);
+    }
+
+    @Test
+    void shouldRetryATransientServerFailureOnTheWorkerAndDeliverTheLaterTryWhole() throws Exception {
+        startWorker();
+        send("flaky-1", 0, "trigger-flaky The capital of France is", null);
+
+        ResponseEvent terminal = terminalOf("flaky-1");
+
+        assertThat(terminal.getTerminal().getStatus()).isEqualTo(ResponseStatus.COMPLETED);
+        assertThat(terminal.getRetry()).as("the second try wrote the result").isEqualTo(1);
+        assertThat(flakyCalls.get()).isEqualTo(2);
+        List<ResponseEvent> secondTry = eventsOf("flaky-1").stream().filter(e -> e.getRetry() == 1 && e.getTerminal() == null)
+                .sorted(Comparator.comparingInt(ResponseEvent::getSequence)).toList();
+        assertThat(secondTry.stream().map(e -> e.getTextDelta().toString()).collect(Collectors.joining()))
+                .isEqualTo(" Paris is the capital of France.");
+        assertThat(eventsOf("flaky-1")).filteredOn(e -> e.getRetry() == 0)
+                .allSatisfy(e -> assertThat(e.getTerminal()).as("the cut try wrote no result").isNull());
+    }
+
+    @Test
+    void shouldFailAfterTheLastRetryWithTheServersError() throws Exception {
+        startWorker();
+        send("broken-1", 0, "trigger-broken", null);
+
+        ResponseEvent terminal = terminalOf("broken-1");
+
+        assertThat(terminal.getTerminal().getStatus()).isEqualTo(ResponseStatus.FAILED);
+        assertThat(terminal.getRetry()).isEqualTo(WorkerConfig.DEFAULT_RETRY_MAX);
+        assertThat(brokenCalls.get()).isEqualTo(WorkerConfig.DEFAULT_RETRY_MAX + 1);
+        assertThat(terminal.getTerminal().getError().toString()).contains("500");
     }
 }

@@ -24,6 +24,13 @@ public final class RequestRun implements EngineListener {
     public interface ChunkSender extends BiFunction<String, ResponseEvent, Future<RecordMetadata>> {
     }
 
+    /** Decides, on the engine's thread, whether a transient failure is retried (true: it will be, later). */
+    public interface Retrier {
+        Retrier NEVER = (run, failure) -> false;
+
+        boolean retry(RequestRun run, EngineFailure failure);
+    }
+
     /** Observes a run's progress for metrics. */
     public interface Observer {
         void tokens(int count);
@@ -38,6 +45,7 @@ public final class RequestRun implements EngineListener {
     private final Consumer<Outcome> outcomes;
     private final Observer observer;
     private final LongSupplier clock;
+    private final Retrier retrier;
     private final StringBuilder pendingText = new StringBuilder();
     private int pendingTokens;
     private int tokensSoFar;
@@ -47,6 +55,12 @@ public final class RequestRun implements EngineListener {
 
     public RequestRun(ResponseEvents events, TopicPartition source, long offset, long epoch, int chunkTokens, ChunkSender chunks,
                       Consumer<Outcome> outcomes, Observer observer, LongSupplier clock) {
+        this(events, source, offset, epoch, chunkTokens, chunks, outcomes, observer, clock, Retrier.NEVER);
+    }
+
+    public RequestRun(ResponseEvents events, TopicPartition source, long offset, long epoch, int chunkTokens, ChunkSender chunks,
+                      Consumer<Outcome> outcomes, Observer observer, LongSupplier clock, Retrier retrier) {
+        this.retrier = retrier;
         this.events = events;
         this.source = source;
         this.offset = offset;
@@ -95,6 +109,11 @@ public final class RequestRun implements EngineListener {
     /** A rejection ends the request REJECTED (the router does not retry it); every other failure FAILED. */
     @Override
     public synchronized void onFailure(EngineFailure failure) {
+        if (failure.retryable() && !ended && retrier.retry(this, failure)) {
+            // this try ends without a result; the next try (same attempt, retry + 1) outranks its chunks
+            ended = true;
+            return;
+        }
         if (failure.retryable()) {
             onFailed(failure.describe());
             return;
@@ -152,6 +171,22 @@ public final class RequestRun implements EngineListener {
         ended = true;
         outcomes.accept(Outcome.superseded(source, offset, epoch));
         return true;
+    }
+
+    public ResponseEvents events() {
+        return events;
+    }
+
+    public TopicPartition source() {
+        return source;
+    }
+
+    public long offset() {
+        return offset;
+    }
+
+    public long epoch() {
+        return epoch;
     }
 
     /** The dispatch attempt this run belongs to (the high bits of its run attempt). */

@@ -12,13 +12,19 @@ public final class ResponseEvents {
     private final String requestId;
     private final String customId;
     private final int attempt;
+    private final int retry;
     private final String workerId;
     private final String region;
 
     public ResponseEvents(String requestId, String customId, int attempt, String workerId, String region) {
+        this(requestId, customId, attempt, 0, workerId, region);
+    }
+
+    private ResponseEvents(String requestId, String customId, int attempt, int retry, String workerId, String region) {
         this.requestId = requestId;
         this.customId = customId;
         this.attempt = attempt;
+        this.retry = retry;
         this.workerId = workerId;
         this.region = region;
     }
@@ -30,6 +36,16 @@ public final class ResponseEvents {
     /** The run attempt stamped on every event (see {@link RunAttempt}). */
     public int attempt() {
         return attempt;
+    }
+
+    /** The worker's try within this attempt: 0 first, then one more per retry after a transient failure. */
+    public int retry() {
+        return retry;
+    }
+
+    /** The events of the next try of the same attempt: they outrank this try's. */
+    public ResponseEvents nextTry() {
+        return new ResponseEvents(requestId, customId, attempt, retry + 1, workerId, region);
     }
 
     public ResponseEvent chunk(int sequence, String textDelta, long nowMs) {
@@ -77,6 +93,7 @@ public final class ResponseEvents {
                 .setRequestId(requestId)
                 .setCustomId(customId)
                 .setAttempt(attempt)
+                .setRetry(retry)
                 .setSequence(sequence)
                 .setProducedAtMs(nowMs);
     }
