@@ -40,7 +40,7 @@ public final class NoisyNeighbourScenario implements Scenario {
     static final int IN_FLIGHT_PER_GPU = 32;
     /** The capped tenant's quota: under a third of the ~1.9M tokens per minute it asks for. */
     static final long CAPPED_TOKENS_PER_MINUTE = 600_000;
-    static final ScenarioWorkload.Shape SHAPE = new ScenarioWorkload.Shape(3_072, 768, 150);
+    static final ScenarioWorkload.Shape SHAPE = ScenarioWorkload.Shape.TENANT_QUERY;
 
     @Override
     public String name() {

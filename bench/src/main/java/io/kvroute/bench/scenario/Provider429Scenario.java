@@ -38,7 +38,7 @@ public final class Provider429Scenario implements Scenario {
     static final int TENANTS = 8;
     static final double TENANT_RATE = 4.0;
     static final double INTERACTIVE_SHARE = 0.3;
-    static final ScenarioWorkload.Shape SHAPE = new ScenarioWorkload.Shape(3_072, 768, 150);
+    static final ScenarioWorkload.Shape SHAPE = ScenarioWorkload.Shape.TENANT_QUERY;
 
     @Override
     public String name() {

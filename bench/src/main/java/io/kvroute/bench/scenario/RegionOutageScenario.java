@@ -40,7 +40,7 @@ public final class RegionOutageScenario implements Scenario {
     /** eu-bank's traffic after the outage, as a multiple of before. */
     static final int SHIFT_FACTOR = 3;
     static final int FREE_TENANTS = 9;
-    static final ScenarioWorkload.Shape SHAPE = new ScenarioWorkload.Shape(3_072, 768, 150);
+    static final ScenarioWorkload.Shape SHAPE = ScenarioWorkload.Shape.TENANT_QUERY;
 
     @Override
     public String name() {

@@ -33,6 +33,8 @@ final class ScenarioWorkload {
 
     /** Sizes of every request: shared prefix, query and mean output tokens. */
     record Shape(int prefixTokens, int queryTokens, int meanOutputTokens) {
+        /** What every scenario sends: a 3k-token tenant prefix, a 768-token query, 150 output tokens on average. */
+        static final Shape TENANT_QUERY = new Shape(3_072, 768, 150);
     }
 
     private ScenarioWorkload() {
