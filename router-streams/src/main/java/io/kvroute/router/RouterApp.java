@@ -22,7 +22,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import io.kvroute.platform.kafka.TopicCreator;
+import io.kvroute.schemas.topics.TopicSpec;
+import io.kvroute.schemas.v1.InferenceRequest;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
@@ -31,7 +35,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The router process: validates its configuration, checks that the kvroute topics exist (the
- * launcher creates them), builds the topology, starts Kafka Streams and, if
+ * launcher creates them), creates its own admission topics when tenants have quotas, builds the topology, starts Kafka Streams and, if
  * {@code router.metrics.port >= 0}, a Prometheus endpoint. Never wipes local state on start.
  *
  * <pre>
@@ -43,6 +47,7 @@ import org.slf4j.LoggerFactory;
 public final class RouterApp implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RouterApp.class);
     private static final Duration TOPIC_CHECK_TIMEOUT = Duration.ofSeconds(30);
+    private static final long ADMISSION_RETENTION_MS = 7L * 86_400_000;
 
     private final RouterConfig config;
     private final KafkaStreams streams;
@@ -64,6 +69,9 @@ public final class RouterApp implements AutoCloseable {
     public static RouterApp start(Settings settings) {
         RouterConfig config = RouterConfig.from(settings);
         checkTopicsExist(config);
+        if (config.quotasEnabled()) {
+            ensureAdmissionTopics(config);
+        }
         PrometheusMeterRegistry registry = PrometheusEndpoint.newRegistry();
         RouterMetrics metrics = new RouterMetrics(registry);
         Serdes serdes = new Serdes(config.serdeConfig());
@@ -128,6 +136,36 @@ public final class RouterApp implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while checking the kvroute topics", e);
+        }
+    }
+
+    /**
+     * Creates the router's own admission topics (tenant quotas are configured): as many partitions as
+     * the responses topic, since routing reads the admitted one next to it, and the requests topic's
+     * replication. An existing admitted topic with another partition count is an error.
+     */
+    private static void ensureAdmissionTopics(RouterConfig config) {
+        String responses = config.topics().responses().name();
+        try (Admin admin = Admin.create(config.adminConfig())) {
+            Map<String, TopicDescription> described = admin.describeTopics(List.of(responses, config.topics().requests().name()))
+                    .allTopicNames().get(TOPIC_CHECK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            int partitions = described.get(responses).partitions().size();
+            short replication = (short) described.get(config.topics().requests().name()).partitions().get(0).replicas().size();
+            Map<String, String> topicConfigs = Map.of("cleanup.policy", "delete", "retention.ms", Long.toString(ADMISSION_RETENTION_MS));
+            new TopicCreator(admin, replication).ensure(List.of(
+                    new TopicSpec<>(config.admissionTopic(), byte[].class, "tenant", partitions, topicConfigs),
+                    new TopicSpec<>(config.admittedTopic(), InferenceRequest.class, "requestId", partitions, topicConfigs)));
+            int admitted = admin.describeTopics(List.of(config.admittedTopic())).allTopicNames()
+                    .get(TOPIC_CHECK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(config.admittedTopic()).partitions().size();
+            if (admitted != partitions) {
+                throw new IllegalStateException("topic " + config.admittedTopic() + " has " + admitted + " partitions but "
+                        + responses + " has " + partitions + "; they must match (delete it and let the router create it)");
+            }
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot create the router's admission topics on " + config.bootstrapServers() + ": " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while creating the router's admission topics", e);
         }
     }
 

@@ -15,6 +15,10 @@ public record Rejection(String kind, String message) {
     public static final String UNKNOWN_REGION = "unknown_region";
     public static final String NO_CAPACITY = "no_capacity";
     public static final String DUPLICATE_REQUEST_ID = "duplicate_request_id";
+    /** The request and its tenant allow no region in common. */
+    public static final String RESIDENCY = "residency";
+    /** Over the tenant's quota (reject mode, or a wait that cannot end before the deadline). */
+    public static final String OVER_QUOTA = "over_quota";
 
     /** The text put in the REJECTED response's error and the decision's reason. */
     public String reason() {

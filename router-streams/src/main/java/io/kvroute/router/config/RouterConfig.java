@@ -6,6 +6,10 @@ import io.kvroute.router.errors.DeadLetteringProcessingHandler;
 import io.kvroute.router.errors.DeadLetteringProductionHandler;
 import io.kvroute.router.errors.DeadLetters;
 import io.kvroute.router.routing.Policies;
+import io.kvroute.router.routing.RegionCatalog;
+import io.kvroute.router.routing.RegionProfile;
+import io.kvroute.router.routing.Residency;
+import io.kvroute.router.routing.quota.QuotaLimits;
 import io.kvroute.router.routing.RoutingSettings;
 import io.kvroute.schemas.serde.SerdeConfig;
 import io.kvroute.schemas.topics.KvrouteTopics;
@@ -60,6 +64,16 @@ public final class RouterConfig {
     public static final String DEDUP_RETENTION_MS = "router.dedup.retention.ms";
     /** How long a region may be silent before its dispatched, unfinished requests are placed elsewhere. */
     public static final String REPLACE_PATIENCE_MS = "router.replace.patience.ms";
+    /** Regions' network delay, price and shared rate limit: {@code name@delayMs[:costPerMillionTokens[:shared]],...}. */
+    public static final String REGION_PROFILES = "router.region.profiles";
+    public static final String TTFT_TARGET_INTERACTIVE_MS = "router.ttft.target.interactive.ms";
+    public static final String TTFT_TARGET_BATCH_MS = "router.ttft.target.batch.ms";
+    /** Regions each tenant's requests may run in (a hard constraint): {@code tenant=region|region,...}. */
+    public static final String TENANT_REGIONS = "router.tenant.regions";
+    /** Per-tenant quotas: {@code tenant=requestsPerMinute/tokensPerMinute[/wait|reject],...} ({@code -} = no limit). */
+    public static final String TENANT_QUOTAS = "router.tenant.quotas";
+    /** The quota of a tenant not in {@link #TENANT_QUOTAS}: {@code requestsPerMinute/tokensPerMinute[/wait|reject]}. */
+    public static final String QUOTA_DEFAULT = "router.quota.default";
     public static final String KAFKA_PREFIX = "kafka.";
 
     public static final String DEFAULT_TOPIC_PREFIX = KvrouteTopics.DEFAULT_PREFIX;
@@ -79,6 +93,13 @@ public final class RouterConfig {
     /** How long an accepted request id is remembered, so a later request reusing it is rejected as a duplicate. */
     public static final long DEFAULT_DEDUP_RETENTION_MS = 86_400_000;
     public static final long DEFAULT_REPLACE_PATIENCE_MS = 30_000;
+    public static final String DEFAULT_REGION_PROFILES = "";
+    public static final long DEFAULT_TTFT_TARGET_INTERACTIVE_MS = RegionCatalog.DEFAULT_INTERACTIVE_TTFT_TARGET_MS;
+    public static final long DEFAULT_TTFT_TARGET_BATCH_MS = RegionCatalog.DEFAULT_BATCH_TTFT_TARGET_MS;
+    public static final String DEFAULT_TENANT_REGIONS = "";
+    public static final String DEFAULT_TENANT_QUOTAS = "";
+    /** No limit; with no tenant quotas either, the router has no admission step at all. */
+    public static final String DEFAULT_QUOTA_DEFAULT = "-/-";
     public static final long MIN_DEDUP_RETENTION_MS = 60_000;
     public static final long MAX_DEDUP_RETENTION_MS = 30L * 86_400_000;
     public static final String EXACTLY_ONCE_V2 = StreamsConfig.EXACTLY_ONCE_V2;
@@ -105,6 +126,10 @@ public final class RouterConfig {
     private final long dedupRetentionMs;
     private final long replacePatienceMs;
     private final RoutingSettings routing;
+    private final RegionCatalog regionCatalog;
+    private final Residency residency;
+    private final Map<String, QuotaLimits> tenantQuotas;
+    private final QuotaLimits defaultQuota;
     private final Map<String, Object> kafkaOverrides;
     private final Map<String, Object> serdeConfig;
 
@@ -150,6 +175,20 @@ public final class RouterConfig {
         routing = new RoutingSettings(ttl, Set.copyOf(regions), queueFactor, kvSaturation, kvHeadroom, prefillRate,
                 RoutingSettings.DEFAULT_DECODE_RESERVE_TOKENS, graceMs, maxAgeMs, prefixCapacity, kvEventCapacity, randomSeed,
                 sampleSize, prefixHolders);
+        regionCatalog = regionCatalog(s);
+        residency = parsed(s, TENANT_REGIONS, Residency::parse);
+        // a misspelt region would silently never match a worker: refuse it at start-up
+        checkKnownRegions(s, REGION_PROFILES, RegionProfile.parseList(s.string(REGION_PROFILES, "")).stream()
+                .map(RegionProfile::name).toList());
+        for (String part : s.string(TENANT_REGIONS, "").split(",")) {
+            if (!part.isBlank()) {
+                checkKnownRegions(s, TENANT_REGIONS, List.of(part.substring(part.indexOf('=') + 1).split("\\|")).stream()
+                        .map(String::trim).toList());
+            }
+        }
+        tenantQuotas = parsed(s, TENANT_QUOTAS, QuotaLimits::parseMap);
+        defaultQuota = parsed(s, QUOTA_DEFAULT, v -> v.isBlank() ? QuotaLimits.NONE
+                : QuotaLimits.parseMap("default=" + v.trim()).get("default"));
         kafkaOverrides = Collections.unmodifiableMap(s.withPrefix(KAFKA_PREFIX));
         checkOwnedKeysNotOverridden();
         Map<String, Object> serde = new HashMap<>();
@@ -202,7 +241,42 @@ public final class RouterConfig {
         d.put(CLOSE_TIMEOUT_MS, Long.toString(DEFAULT_CLOSE_TIMEOUT_MS));
         d.put(DEDUP_RETENTION_MS, Long.toString(DEFAULT_DEDUP_RETENTION_MS));
         d.put(REPLACE_PATIENCE_MS, Long.toString(DEFAULT_REPLACE_PATIENCE_MS));
+        d.put(REGION_PROFILES, DEFAULT_REGION_PROFILES);
+        d.put(TTFT_TARGET_INTERACTIVE_MS, Long.toString(DEFAULT_TTFT_TARGET_INTERACTIVE_MS));
+        d.put(TTFT_TARGET_BATCH_MS, Long.toString(DEFAULT_TTFT_TARGET_BATCH_MS));
+        d.put(TENANT_REGIONS, DEFAULT_TENANT_REGIONS);
+        d.put(TENANT_QUOTAS, DEFAULT_TENANT_QUOTAS);
+        d.put(QUOTA_DEFAULT, DEFAULT_QUOTA_DEFAULT);
         return Collections.unmodifiableMap(d);
+    }
+
+    private static RegionCatalog regionCatalog(Settings s) {
+        long interactive = s.longValue(TTFT_TARGET_INTERACTIVE_MS, 1, 3_600_000);
+        long batch = s.longValue(TTFT_TARGET_BATCH_MS, 1, 86_400_000);
+        List<RegionProfile> profiles = parsed(s, REGION_PROFILES, RegionProfile::parseList);
+        try {
+            return new RegionCatalog(profiles, interactive, batch);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(REGION_PROFILES, s.string(REGION_PROFILES, ""), e.getMessage());
+        }
+    }
+
+    private void checkKnownRegions(Settings s, String key, List<String> named) {
+        for (String region : named) {
+            if (!regions.contains(region)) {
+                throw new ConfigException(key, s.string(key, ""), "region '" + region + "' is not one of " + REGIONS + " " + regions);
+            }
+        }
+    }
+
+    /** Parses a notation setting, turning a parse error into one naming the key and value. */
+    private static <T> T parsed(Settings s, String key, java.util.function.Function<String, T> parser) {
+        String raw = s.string(key, "");
+        try {
+            return parser.apply(raw);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(key, raw, e.getMessage());
+        }
     }
 
     private static List<String> regions(Settings s) {
@@ -317,6 +391,23 @@ public final class RouterConfig {
     public long closeTimeoutMs() { return closeTimeoutMs; }
     public long dedupRetentionMs() { return dedupRetentionMs; }
     public RoutingSettings routing() { return routing; }
+    /** Regions' delays, prices and TTFT targets; empty (placement as without a catalog) unless configured. */
+    public RegionCatalog regionCatalog() { return regionCatalog; }
+    /** Tenants' allowed regions. */
+    public Residency residency() { return residency; }
+    public Map<String, QuotaLimits> tenantQuotas() { return tenantQuotas; }
+    public QuotaLimits defaultQuota() { return defaultQuota; }
+    /**
+     * The router's own topic of requests and quota settlements keyed by tenant, read by its admission
+     * step; named after the application so two routers never share it. Created by {@code RouterApp}.
+     */
+    public String admissionTopic() { return applicationId + "-admission-by-tenant"; }
+    /** The router's own topic of admitted requests, keyed by request id again (partitioned like the responses topic). */
+    public String admittedTopic() { return applicationId + "-admitted-requests"; }
+    /** Whether any tenant has a quota: only then does the topology have an admission step. */
+    public boolean quotasEnabled() {
+        return !defaultQuota.unlimited() || tenantQuotas.values().stream().anyMatch(q -> !q.unlimited());
+    }
     public Map<String, Object> kafkaOverrides() { return kafkaOverrides; }
     /** Settings for {@code io.kvroute.schemas.serde.Serdes}: the registry URL and serde options. */
     public Map<String, Object> serdeConfig() { return serdeConfig; }

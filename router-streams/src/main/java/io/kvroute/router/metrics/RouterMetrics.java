@@ -10,7 +10,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The router's own meters, names under {@value #PREFIX}. Tags carry regions, policies and
+ * The router's own meters, names under {@value #PREFIX}. Tags carry regions, policies, tenants and
  * reason kinds only: never request ids or prompt content. Thread-safe (several stream threads
  * and the global thread share one instance).
  */
@@ -23,6 +23,12 @@ public final class RouterMetrics {
     public static final String REQUESTS_DEAD_LETTERED = PREFIX + "requests.dead.lettered";
     public static final String REQUESTS_PARKED = PREFIX + "requests.parked";
     public static final String REQUESTS_REPLACED = PREFIX + "requests.replaced";
+    /** Requests over their tenant's quota, tagged by tenant and action (wait or reject). */
+    public static final String REQUESTS_THROTTLED = PREFIX + "requests.throttled";
+    /** Requests waiting in admission for their tenant's quota to refill. */
+    public static final String REQUESTS_QUOTA_WAITING = PREFIX + "requests.quota.waiting";
+    /** Regions cooled as one pool after one of their workers reported rate limiting. */
+    public static final String REGIONS_COOLED = PREFIX + "regions.cooled";
     public static final String DECISION_LATENCY = PREFIX + "decision.latency";
     public static final String CANDIDATES_CONSIDERED = PREFIX + "candidates.considered";
     public static final String TELEMETRY_AGE = PREFIX + "telemetry.age.ms";
@@ -33,9 +39,12 @@ public final class RouterMetrics {
     public static final String TAG_REGION = "region";
     public static final String TAG_POLICY = "policy";
     public static final String TAG_REASON = "reason";
+    public static final String TAG_TENANT = "tenant";
+    public static final String TAG_ACTION = "action";
 
     private final MeterRegistry registry;
     private final AtomicLong parked = new AtomicLong();
+    private final AtomicLong quotaWaiting = new AtomicLong();
     private final Timer decisionLatency;
     private final DistributionSummary candidatesConsidered;
     private final DistributionSummary telemetryAge;
@@ -46,6 +55,8 @@ public final class RouterMetrics {
         this.registry = registry;
         Gauge.builder(REQUESTS_PARKED, parked, AtomicLong::get)
                 .description("Requests waiting in the router for a worker with room").register(registry);
+        Gauge.builder(REQUESTS_QUOTA_WAITING, quotaWaiting, AtomicLong::get)
+                .description("Requests waiting in admission for their tenant's quota to refill").register(registry);
         decisionLatency = Timer.builder(DECISION_LATENCY)
                 .description("Time to filter candidates and score them for one request")
                 .publishPercentiles(0.5, 0.99).register(registry);
@@ -89,6 +100,24 @@ public final class RouterMetrics {
     /** A dispatched request placed again because its region ({@code fromRegion}) went silent. */
     public void replaced(String fromRegion) {
         registry.counter(REQUESTS_REPLACED, TAG_REGION, fromRegion).increment();
+    }
+
+    /** A request over its tenant's quota; {@code action} is wait or reject. Tenant names are tags, never prompts. */
+    public void throttled(String tenant, String action) {
+        registry.counter(REQUESTS_THROTTLED, TAG_TENANT, tenant == null ? "" : tenant, TAG_ACTION, action).increment();
+    }
+
+    public void quotaWaitingChanged(long delta) {
+        quotaWaiting.addAndGet(delta);
+    }
+
+    public long quotaWaiting() {
+        return quotaWaiting.get();
+    }
+
+    /** A shared-pool region cooled because one of its workers reported rate limiting. */
+    public void regionCooled(String region) {
+        registry.counter(REGIONS_COOLED, TAG_REGION, region).increment();
     }
 
     public void deadLettered() {

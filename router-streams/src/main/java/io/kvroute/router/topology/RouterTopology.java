@@ -6,8 +6,11 @@ import io.kvroute.router.errors.GlobalDeadLetters;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.routing.FleetView;
 import io.kvroute.router.routing.Router;
+import io.kvroute.router.topology.internal.AdmissionProcessor;
+import io.kvroute.router.topology.internal.AdmissionRecords;
 import io.kvroute.router.topology.internal.CancellationUpdater;
 import io.kvroute.router.topology.internal.DispatchRouting;
+import io.kvroute.router.topology.internal.FairShares;
 import io.kvroute.router.topology.internal.KvEventUpdater;
 import io.kvroute.router.topology.internal.Parking;
 import io.kvroute.router.topology.internal.Replacement;
@@ -28,7 +31,9 @@ import io.kvroute.schemas.v1.WorkerTelemetry;
 import java.time.Duration;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsConfig;
@@ -57,6 +62,24 @@ import org.apache.kafka.streams.state.Stores;
  * kv-events ──► global processor ──► the router's in-memory KV-event index (last sequence per worker in
  *               global store {@value TopologyNames#KV_EVENTS_STORE})
  * </pre>
+ *
+ * Intake narrows each valid request to the regions both it and its tenant allow
+ * ({@code router.tenant.regions}); the narrowed request is what every later decision routes.
+ * Parked requests are served by priority, then fairly between tenants (virtual token counters).
+ * A worker reporting {@code rateLimitedUntilMs} gets no work until then, and a region marked
+ * {@code shared} in {@code router.region.profiles} is cooled whole.
+ *
+ * <p>When tenants have quotas ({@code router.tenant.quotas} or {@code router.quota.default}), an
+ * admission step sits between intake and routing, on two topics the router owns
+ * ({@link RouterConfig#admissionTopic()}, {@link RouterConfig#admittedTopic()}):
+ * <pre>
+ * intake ──► &lt;app&gt;-admission-by-tenant (key tenant) ──► admission: quotas ──► &lt;app&gt;-admitted-requests (key request id) ──► router
+ *                 ▲                                   │ over quota ──► wait (store {@value TopologyNames#QUOTA_WAITING_STORE})
+ *                 │                                   │               or REJECTED / EXPIRED ──► responses + decisions
+ *   router + result tracker: usage of finished requests (settlements, key tenant)
+ * </pre>
+ * Keyed by tenant, each tenant's quota is kept by exactly one task, whichever of the router's
+ * instances runs it, so limits hold as instances scale out.
  *
  * Every processor, sink and store has a fixed name (see {@link TopologyNames}). One routing state
  * (policy, pending-load ledger, prefix index) is made per build and shared by all tasks of the
@@ -95,8 +118,9 @@ public final class RouterTopology {
         String telemetryTopic = topics.workerTelemetry().name();
         RequestValidator validator = new RequestValidator(config.modelContextTokens(), config.maxPromptTokens(), config.regions());
 
-        Router router = Router.create(config.policy(), config.routing());
+        Router router = Router.create(config.policy(), config.routing(), config.regionCatalog());
         FleetView fleet = new FleetView();
+        FairShares fairShares = new FairShares();
         Topology topology = new Topology(new TopologyConfig(new StreamsConfig(config.streamsProperties())));
         topology.addGlobalStore(
                 Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(TopologyNames.TELEMETRY_STORE),
@@ -106,7 +130,8 @@ public final class RouterTopology {
                 new StringDeserializer(), new ByteArrayDeserializer(),
                 telemetryTopic,
                 TopologyNames.TELEMETRY_UPDATER,
-                () -> new TelemetryUpdater(telemetryTopic, telemetrySerde.deserializer(), metrics, fleet, deadLetters));
+                () -> new TelemetryUpdater(telemetryTopic, telemetrySerde.deserializer(), metrics, fleet, deadLetters,
+                        config.regionCatalog(), router.state().cooldowns()));
         topology.addGlobalStore(
                 Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(TopologyNames.KV_EVENTS_STORE),
                         org.apache.kafka.common.serialization.Serdes.String(),
@@ -128,9 +153,11 @@ public final class RouterTopology {
                 () -> new CancellationUpdater(topics.cancellations().name(), cancelSerde.deserializer()));
 
         topology.addSource(TopologyNames.REQUESTS_SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), requestsTopic);
+        boolean admission = config.quotasEnabled();
         topology.addProcessor(TopologyNames.INTAKE,
                 () -> new RequestIntake(requestsTopic, requestSerde.deserializer(), validator, config.policy(), metrics,
-                        config.dedupRetentionMs()),
+                        config.dedupRetentionMs(), config.residency(),
+                        admission ? TopologyNames.ADMISSION_REQUEST_SINK : TopologyNames.ROUTER),
                 TopologyNames.REQUESTS_SOURCE);
         topology.addStateStore(
                 Stores.windowStoreBuilder(Stores.persistentWindowStore(TopologyNames.ACCEPTED_IDS_STORE,
@@ -138,15 +165,19 @@ public final class RouterTopology {
                         org.apache.kafka.common.serialization.Serdes.String(),
                         org.apache.kafka.common.serialization.Serdes.Long()),
                 TopologyNames.INTAKE);
+        if (admission) {
+            addAdmission(topology, config, serdes, metrics);
+        }
         topology.addProcessor(TopologyNames.ROUTER,
                 () -> new RoutingProcessor(router, telemetryTopic, telemetrySerde.deserializer(),
                         new Parking(config.parkedRetryMs(), config.parkedMaxMs(), config.parkedMaxCount()),
-                        new Replacement(config.replacePatienceMs(), Math.min(1_000, config.replacePatienceMs())), metrics, fleet),
-                TopologyNames.INTAKE);
+                        new Replacement(config.replacePatienceMs(), Math.min(1_000, config.replacePatienceMs())), metrics, fleet,
+                        fairShares, admission),
+                admission ? TopologyNames.ADMITTED_SOURCE : TopologyNames.INTAKE);
         topology.addSource(TopologyNames.RESPONSES_SOURCE, new StringDeserializer(), new ByteArrayDeserializer(),
                 topics.responses().name());
         topology.addProcessor(TopologyNames.RESULT_TRACKER,
-                () -> new ResultTracker(topics.responses().name(), responseSerde.deserializer()),
+                () -> new ResultTracker(topics.responses().name(), responseSerde.deserializer(), fairShares, admission),
                 TopologyNames.RESPONSES_SOURCE);
         topology.addStateStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TopologyNames.IN_FLIGHT_STORE),
@@ -167,6 +198,54 @@ public final class RouterTopology {
                 new StringSerializer(), cancelSerde.serializer(), TopologyNames.ROUTER);
         topology.addSink(TopologyNames.DISPATCH_SINK, DispatchRouting.topicOf(topics),
                 new StringSerializer(), dispatchSerde.serializer(), DispatchRouting.partitioner(), TopologyNames.ROUTER);
+        if (admission) {
+            topology.addSink(TopologyNames.ADMISSION_SETTLE_SINK, config.admissionTopic(), new StringSerializer(),
+                    admissionRecords(config, serdes), TopologyNames.ROUTER, TopologyNames.RESULT_TRACKER);
+        }
         return topology;
+    }
+
+    /**
+     * The admission step: valid requests re-keyed by tenant onto the router's admission topic, so
+     * that one task owns each tenant's quota whichever instance runs it; admitted ones re-keyed by
+     * request id onto the admitted topic, which routing reads instead of intake's output. Both
+     * topics are the router's own, encoded with the requests topic's schema subject.
+     */
+    private static void addAdmission(Topology topology, RouterConfig config, Serdes serdes, RouterMetrics metrics) {
+        String requestsTopic = config.topics().requests().name();
+        Serde<InferenceRequest> requestSerde = serdes.valueSerde(InferenceRequest.class);
+        AdmissionRecords admissionRecords = admissionRecords(config, serdes);
+        topology.addSink(TopologyNames.ADMISSION_REQUEST_SINK, config.admissionTopic(), new StringSerializer(), admissionRecords,
+                TopologyNames.INTAKE);
+        topology.addSource(TopologyNames.ADMISSION_SOURCE, new StringDeserializer(), admissionRecords, config.admissionTopic());
+        topology.addProcessor(TopologyNames.ADMISSION,
+                () -> new AdmissionProcessor(config.tenantQuotas(), config.defaultQuota(), config.policy(), metrics,
+                        config.parkedRetryMs(), config.parkedMaxMs()),
+                TopologyNames.ADMISSION_SOURCE);
+        topology.addStateStore(
+                Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TopologyNames.QUOTA_WAITING_STORE),
+                        org.apache.kafka.common.serialization.Serdes.String(), requestSerde),
+                TopologyNames.ADMISSION);
+        for (String store : new String[] {TopologyNames.QUOTA_LEVELS_STORE, TopologyNames.QUOTA_RESERVATIONS_STORE}) {
+            topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(store),
+                    org.apache.kafka.common.serialization.Serdes.String(), org.apache.kafka.common.serialization.Serdes.String()),
+                    TopologyNames.ADMISSION);
+        }
+        Serializer<InferenceRequest> requestSerializer = requestSerde.serializer();
+        Deserializer<InferenceRequest> requestDeserializer = requestSerde.deserializer();
+        Serializer<InferenceRequest> underRequestsSubject = (topic, request) -> requestSerializer.serialize(requestsTopic, request);
+        topology.addSink(TopologyNames.ADMITTED_SINK, config.admittedTopic(), new StringSerializer(), underRequestsSubject,
+                TopologyNames.ADMISSION);
+        topology.addSink(TopologyNames.ADMISSION_RESPONSES_SINK, config.topics().responses().name(),
+                new StringSerializer(), serdes.valueSerde(ResponseEvent.class).serializer(), TopologyNames.ADMISSION);
+        topology.addSink(TopologyNames.ADMISSION_DECISIONS_SINK, config.topics().decisions().name(),
+                new StringSerializer(), serdes.valueSerde(RoutingDecision.class).serializer(), TopologyNames.ADMISSION);
+        topology.addSource(TopologyNames.ADMITTED_SOURCE, new StringDeserializer(),
+                (topic, bytes) -> requestDeserializer.deserialize(requestsTopic, bytes), config.admittedTopic());
+    }
+
+    private static AdmissionRecords admissionRecords(RouterConfig config, Serdes serdes) {
+        Serde<InferenceRequest> requestSerde = serdes.valueSerde(InferenceRequest.class);
+        return new AdmissionRecords(config.topics().requests().name(), requestSerde.serializer(), requestSerde.deserializer());
     }
 }

@@ -124,4 +124,54 @@ class RouterConfigTest {
         assertThat(config.policy()).isEqualTo("round-robin");
         assertThat(config.routing().telemetryTtlMs()).isEqualTo(700);
     }
+
+    @Test
+    void shouldHaveNoAdmissionStepRegionCatalogOrTenantRegionsByDefault() {
+        RouterConfig config = RouterConfig.from(Settings.of(minimal()));
+        assertThat(config.quotasEnabled()).isFalse();
+        assertThat(config.defaultQuota().unlimited()).isTrue();
+        assertThat(config.tenantQuotas()).isEmpty();
+        assertThat(config.regionCatalog().profile("us-east")).isEmpty();
+        assertThat(config.regionCatalog().interactiveTargetMs()).isEqualTo(2_000);
+        assertThat(config.regionCatalog().batchTargetMs()).isEqualTo(30_000);
+        assertThat(config.residency().tenantRegions("acme")).isEmpty();
+    }
+
+    @Test
+    void shouldReadRegionProfilesTenantRegionsAndQuotas() {
+        Map<String, String> m = minimal();
+        m.put(RouterConfig.REGIONS, "us-east,eu-west,provider");
+        m.put(RouterConfig.REGION_PROFILES, "us-east@5:0.30,provider@60:0.10:shared");
+        m.put(RouterConfig.TTFT_TARGET_INTERACTIVE_MS, "1500");
+        m.put(RouterConfig.TENANT_REGIONS, "eu-bank=eu-west");
+        m.put(RouterConfig.TENANT_QUOTAS, "acme=600/1000000,bulk=-/5000000/reject");
+        RouterConfig config = RouterConfig.from(Settings.of(m));
+        assertThat(config.regionCatalog().delayMs("us-east")).isEqualTo(5);
+        assertThat(config.regionCatalog().sharedRateLimit("provider")).isTrue();
+        assertThat(config.regionCatalog().interactiveTargetMs()).isEqualTo(1_500);
+        assertThat(config.residency().tenantRegions("eu-bank")).containsExactly("eu-west");
+        assertThat(config.tenantQuotas().get("acme").requestsPerMinute()).isEqualTo(600);
+        assertThat(config.quotasEnabled()).isTrue();
+        assertThat(with(RouterConfig.QUOTA_DEFAULT, "60/-/reject").quotasEnabled()).isTrue();
+    }
+
+    @Test
+    void shouldRejectMalformedAdmissionAndPlacementSettingsNamingKeyAndValue() {
+        Map<String, String> bad = Map.of(
+                RouterConfig.REGION_PROFILES, "us-east:5",
+                RouterConfig.TTFT_TARGET_INTERACTIVE_MS, "0",
+                RouterConfig.TTFT_TARGET_BATCH_MS, "soon",
+                RouterConfig.TENANT_REGIONS, "eu-bank",
+                RouterConfig.TENANT_QUOTAS, "acme=600",
+                RouterConfig.QUOTA_DEFAULT, "10/20/later");
+        bad.forEach((key, value) -> assertThatThrownBy(() -> with(key, value))
+                .as(key).isInstanceOf(ConfigException.class).hasMessageContaining(key).hasMessageContaining(value));
+        assertThatThrownBy(() -> with(RouterConfig.REGION_PROFILES, "us-east@5,us-east@6"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("appears twice");
+        assertThatThrownBy(() -> with(RouterConfig.REGION_PROFILES, "us-east@5,eu-wset@40"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining(RouterConfig.REGION_PROFILES).hasMessageContaining("'eu-wset'");
+        assertThatThrownBy(() -> with(RouterConfig.TENANT_REGIONS, "eu-bank=eu-west|eu-central"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining(RouterConfig.TENANT_REGIONS).hasMessageContaining("'eu-central'");
+        assertThat(with(RouterConfig.QUOTA_DEFAULT, " ").quotasEnabled()).isFalse();
+    }
 }

@@ -3,6 +3,8 @@ package io.kvroute.router.routing.quota;
 import io.kvroute.router.routing.RouteRequest;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * Requests-per-minute and tokens-per-minute quotas per tenant, as token buckets that refill
@@ -103,6 +105,35 @@ public final class TenantQuotas {
         Buckets b = buckets.computeIfAbsent(tenant, t -> new Buckets(quota, nowMs));
         b.refill(quota, nowMs);
         return b.tokens;
+    }
+
+    /** A tenant's bucket levels at {@code refilledAtMs}, to keep them across restarts ({@link #restoreLevels}). */
+    public record Levels(double requests, double tokens, long refilledAtMs) {
+    }
+
+    /** The tenant's bucket levels as last changed, or empty if it never acquired (full buckets). */
+    public Optional<Levels> levels(String tenant) {
+        Buckets b = buckets.get(tenant);
+        return b == null ? Optional.empty() : Optional.of(new Levels(b.requests, b.tokens, b.refilledAtMs));
+    }
+
+    /** Sets the tenant's bucket levels, as read back from where {@link #levels} was saved. */
+    public void restoreLevels(String tenant, Levels levels) {
+        Buckets b = new Buckets(limits(tenant), levels.refilledAtMs());
+        b.requests = Math.min(levels.requests(), limits(tenant).requestsPerMinute());
+        b.tokens = Math.min(levels.tokens(), limits(tenant).tokensPerMinute());
+        buckets.put(tenant, b);
+    }
+
+    /** Tokens reserved for an admitted, unsettled request, or empty. */
+    public OptionalLong reservedTokens(String requestId) {
+        Reservation r = reservations.get(requestId);
+        return r == null ? OptionalLong.empty() : OptionalLong.of(r.tokens());
+    }
+
+    /** Re-opens an admitted request's reservation, as read back after a restart, so its settlement still counts. */
+    public void restoreReservation(String requestId, String tenant, long tokens) {
+        reservations.put(requestId, new Reservation(tenant, tokens));
     }
 
     private record Reservation(String tenant, long tokens) {

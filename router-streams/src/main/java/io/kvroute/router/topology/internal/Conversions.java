@@ -45,7 +45,7 @@ public final class Conversions {
                 t.getWaitingRequests(), t.getRunningPrefill(), t.getRunningDecode(), t.getQueuedPrefillTokens(),
                 t.getMaxRunningRequests(), t.getPrefixCacheHitRate(), t.getTokensPerSecond(),
                 WorkerHealth.parse(t.getStatus() == null ? null : t.getStatus().name()),
-                t.getObservedAtMs());
+                t.getObservedAtMs(), t.getRateLimitedUntilMs() == null ? 0L : t.getRateLimitedUntilMs());
     }
 
     public static DispatchedRequest dispatched(InferenceRequest request, Placement placement, String policy, long nowMs) {

@@ -3,6 +3,8 @@ package io.kvroute.router.topology.internal;
 import io.kvroute.router.admission.Rejection;
 import io.kvroute.router.admission.RequestValidator;
 import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.router.routing.Residency;
+import io.kvroute.router.routing.RouteRequest;
 import io.kvroute.schemas.registry.SchemaRegistryException;
 import io.kvroute.schemas.topics.DeadLetterHeaders;
 import io.kvroute.schemas.v1.DecisionOutcome;
@@ -12,6 +14,8 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.TreeSet;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.kafka.common.header.Headers;
@@ -29,13 +33,20 @@ import org.slf4j.LoggerFactory;
  * goes to the dead-letter topic with its original key and value bytes and the reason in headers;
  * if its key is a readable request id, the sender also gets a REJECTED terminal response and a
  * REJECTED decision. Invalid requests get the same with the specific reason. Valid ones go on to
- * routing. A registry that cannot be reached is not the record's fault: that error is thrown (and
- * the record retried) instead of dead-lettered.
+ * routing (or to admission, keyed by tenant, when tenants have quotas). A registry that cannot be
+ * reached is not the record's fault: that error is thrown (and the record retried) instead of
+ * dead-lettered.
  *
  * <p>The first record carrying a request id claims it ({@link AcceptedRequestIds}). A later one
  * with the same id, within the retention, is a duplicate: it is not validated or routed, and gets
  * a REJECTED decision ({@value Rejection#DUPLICATE_REQUEST_ID}) and a REJECTED terminal marked
  * {@code duplicate = true} (attempt 0), which readers never take as the first request's result.
+ *
+ * <p>Residency is applied here, once: a valid request's allowed regions are narrowed to those its
+ * tenant also allows ({@link Residency#constrain}), and the narrowed list is written into the
+ * request that goes on, so every later decision (parked retries, re-placement from a silent
+ * region) routes within it. A request whose regions and its tenant's have none in common is
+ * REJECTED ({@value Rejection#RESIDENCY}).
  */
 public final class RequestIntake implements Processor<byte[], byte[], Object, Object> {
     private static final Logger LOG = LoggerFactory.getLogger(RequestIntake.class);
@@ -47,11 +58,21 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
     private final String policy;
     private final RouterMetrics metrics;
     private final long dedupRetentionMs;
+    private final Residency residency;
+    private final String next;
     private ProcessorContext<Object, Object> context;
     private AcceptedRequestIds accepted;
 
     public RequestIntake(String requestsTopic, Deserializer<InferenceRequest> deserializer, RequestValidator validator,
                          String policy, RouterMetrics metrics, long dedupRetentionMs) {
+        this(requestsTopic, deserializer, validator, policy, metrics, dedupRetentionMs, Residency.none(), TopologyNames.ROUTER);
+    }
+
+    /** @param next the node valid requests go to: the router, or the admission sink */
+    public RequestIntake(String requestsTopic, Deserializer<InferenceRequest> deserializer, RequestValidator validator,
+                         String policy, RouterMetrics metrics, long dedupRetentionMs, Residency residency, String next) {
+        this.residency = residency;
+        this.next = next;
         this.requestsTopic = requestsTopic;
         this.deserializer = deserializer;
         this.validator = validator;
@@ -89,7 +110,18 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
         }
         Optional<Rejection> rejection = validator.validate(request, now);
         if (rejection.isEmpty()) {
-            context.forward(new Record<Object, Object>(id, request, record.timestamp(), new RecordHeaders()), TopologyNames.ROUTER);
+            RouteRequest route = Conversions.toRouteRequest(request);
+            Optional<RouteRequest> constrained = residency.constrain(route);
+            if (constrained.isEmpty()) {
+                reject(id, request, new Rejection(Rejection.RESIDENCY, residency.conflict(route)), record.timestamp(), now);
+                return;
+            }
+            if (!constrained.get().allowedRegions().equals(route.allowedRegions())) {
+                request.setAllowedRegions(new ArrayList<>(new TreeSet<>(constrained.get().allowedRegions())));
+            }
+            // admission is partitioned by tenant, so that one task owns each tenant's quota
+            String forwardKey = next.equals(TopologyNames.ADMISSION_REQUEST_SINK) ? nullToEmpty(request.getTenant()) : id;
+            context.forward(new Record<Object, Object>(forwardKey, request, record.timestamp(), new RecordHeaders()), next);
             return;
         }
         if (id == null) {
@@ -161,6 +193,10 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
         }
     }
 
+
+    private static String nullToEmpty(String s) {
+        return s == null ? "" : s;
+    }
 
     private static String truncate(String s) {
         return s.length() <= MAX_ERROR_CHARS ? s : s.substring(0, MAX_ERROR_CHARS) + "...";

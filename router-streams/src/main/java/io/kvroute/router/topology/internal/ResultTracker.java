@@ -2,6 +2,8 @@ package io.kvroute.router.topology.internal;
 
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.ResponseEvent;
+import io.kvroute.schemas.v1.Usage;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -17,21 +19,37 @@ import org.slf4j.LoggerFactory;
  * topic, so a request's result reaches the task that dispatched it. A terminal of an attempt
  * older than the one in the store (a run that was re-placed meanwhile) does not count; events
  * that do not decode are skipped (they are for readers, not for the router).
+ *
+ * <p>A terminal also corrects the fair queue's charge for the request by its actual usage
+ * ({@link FairShares}), when the request was served from the queue by this task, and, when
+ * tenants have quotas, sends the usage to the tenant's admission task ({@link QuotaSettlement}).
  */
-public final class ResultTracker implements Processor<String, byte[], Void, Void> {
+public final class ResultTracker implements Processor<String, byte[], Object, Object> {
     private static final Logger LOG = LoggerFactory.getLogger(ResultTracker.class);
 
     private final String responsesTopic;
     private final Deserializer<ResponseEvent> deserializer;
+    private final FairShares fairShares;
+    private final boolean settleQuotas;
+    private ProcessorContext<Object, Object> context;
     private KeyValueStore<String, DispatchedRequest> inFlight;
 
     public ResultTracker(String responsesTopic, Deserializer<ResponseEvent> deserializer) {
+        this(responsesTopic, deserializer, new FairShares(), false);
+    }
+
+    /** @param settleQuotas whether requests come through admission: then a result settles its quota reservation */
+    public ResultTracker(String responsesTopic, Deserializer<ResponseEvent> deserializer, FairShares fairShares,
+                         boolean settleQuotas) {
+        this.settleQuotas = settleQuotas;
         this.responsesTopic = responsesTopic;
         this.deserializer = deserializer;
+        this.fairShares = fairShares;
     }
 
     @Override
-    public void init(ProcessorContext<Void, Void> context) {
+    public void init(ProcessorContext<Object, Object> context) {
+        this.context = context;
         inFlight = context.getStateStore(TopologyNames.IN_FLIGHT_STORE);
     }
 
@@ -53,6 +71,15 @@ public final class ResultTracker implements Processor<String, byte[], Void, Void
         DispatchedRequest dispatched = inFlight.get(record.key());
         if (dispatched != null && endsDispatchAttempt(event.getAttempt(), dispatched.getAttempt())) {
             inFlight.delete(record.key());
+            Usage usage = event.getTerminal().getUsage();
+            long prompt = usage == null ? 0 : usage.getPromptTokens();
+            long output = usage == null ? 0 : usage.getCompletionTokens();
+            fairShares.settle(context.taskId(), record.key(), prompt, output);
+            if (settleQuotas) {
+                String tenant = dispatched.getRequest().getTenant() == null ? "" : dispatched.getRequest().getTenant();
+                context.forward(new Record<Object, Object>(tenant, new QuotaSettlement(record.key(), tenant, prompt + output),
+                        record.timestamp(), new RecordHeaders()), TopologyNames.ADMISSION_SETTLE_SINK);
+            }
         }
     }
 

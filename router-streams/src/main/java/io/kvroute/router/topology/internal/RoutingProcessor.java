@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -43,10 +44,21 @@ import org.slf4j.LoggerFactory;
  * configured policy; a decision's cost does not grow with the fleet.
  * A placed request goes to its region's dispatch topic on the chosen partition, with a
  * DISPATCHED decision. A request that fits nowhere yet (no telemetry, every worker saturated)
- * is parked in the persistent {@value TopologyNames#PARKED_STORE} store and retried in arrival
- * order on a wall-clock punctuator; if its deadline passes while parked it gets an EXPIRED
- * terminal, and after {@code parkedMaxMs} a REJECTED one (outcome NO_CAPACITY). A request whose id
- * is in the {@value TopologyNames#CANCELLATIONS_STORE} global store when it arrives, or when its
+ * is parked in the persistent {@value TopologyNames#PARKED_STORE} store and retried on a
+ * wall-clock punctuator; if its deadline passes while parked it gets an EXPIRED terminal, and
+ * after {@code parkedMaxMs} a REJECTED one (outcome NO_CAPACITY).
+ *
+ * <p>While anything is parked, a newcomer is parked too and a
+ * {@link io.kvroute.router.routing.fairness.FairQueue} decides who goes next: INTERACTIVE before
+ * BATCH, then the tenant with the smallest virtual token counter (VTC), each tenant's own requests
+ * in arrival order; so a light tenant's request passes a heavy tenant's backlog instead of
+ * queueing behind it. A tenant's requests for another model or other allowed regions are a
+ * separate flow with its own counter, so one that fits nowhere (its only region is full) does not
+ * hold those that could run elsewhere. Serving charges the tenant prompt + max tokens; the {@link ResultTracker} corrects the
+ * charge by the actual usage when the result arrives ({@link FairShares}). The counters are in
+ * memory and start at 0 after a restart.
+ *
+ * <p>A request whose id is in the {@value TopologyNames#CANCELLATIONS_STORE} global store when it arrives, or when its
  * parked turn comes, gets a CANCELLED terminal (attempt 1, sequence 0) and a REJECTED decision
  * saying it was cancelled, and is never dispatched.
  *
@@ -79,6 +91,10 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
     private final RouterMetrics metrics;
     private final FleetView fleet;
     private final Replacement replacement;
+    private final FairShares fairShares;
+    private final boolean releaseQuotas;
+    private final Map<String, String> whyNotPlaced = new HashMap<>();
+    private FairShares.TaskQueue queue;
     private ProcessorContext<Object, Object> context;
     private TelemetryView telemetry;
     private KeyValueStore<String, InferenceRequest> parked;
@@ -92,6 +108,19 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
     public RoutingProcessor(Router router, String telemetryTopic,
                             Deserializer<WorkerTelemetry> telemetryDeserializer, Parking parking,
                             Replacement replacement, RouterMetrics metrics, FleetView fleet) {
+        this(router, telemetryTopic, telemetryDeserializer, parking, replacement, metrics, fleet, new FairShares(), false);
+    }
+
+    /**
+     * @param releaseQuotas whether requests come through admission: then every request this processor answers
+     *                      without running it returns its quota reservation ({@link QuotaSettlement#release})
+     */
+    public RoutingProcessor(Router router, String telemetryTopic,
+                            Deserializer<WorkerTelemetry> telemetryDeserializer, Parking parking,
+                            Replacement replacement, RouterMetrics metrics, FleetView fleet, FairShares fairShares,
+                            boolean releaseQuotas) {
+        this.fairShares = fairShares;
+        this.releaseQuotas = releaseQuotas;
         this.fleet = fleet;
         this.replacement = replacement;
         this.router = router;
@@ -112,9 +141,12 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
         this.inFlight = context.getStateStore(TopologyNames.IN_FLIGHT_STORE);
         this.cancellations = context.getStateStore(TopologyNames.CANCELLATIONS_STORE);
         fleet.putAllIfNewer(telemetry.snapshots());
+        queue = fairShares.open(context.taskId());
         try (KeyValueIterator<String, InferenceRequest> it = parked.all()) {
             while (it.hasNext()) {
-                nextSequence = Math.max(nextSequence, ParkedKey.decode(it.next().key).sequence() + 1);
+                KeyValue<String, InferenceRequest> entry = it.next();
+                nextSequence = Math.max(nextSequence, ParkedKey.decode(entry.key).sequence() + 1);
+                enqueue(entry.key, entry.value);
                 parkedCount++;
             }
         }
@@ -178,11 +210,18 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
     }
 
     private void park(InferenceRequest request, long now) {
-        parked.put(new ParkedKey(nextSequence++, now).encode(), request);
+        String key = new ParkedKey(nextSequence++, now).encode();
+        parked.put(key, request);
+        enqueue(key, request);
         parkedCount++;
         metrics.parkedChanged(1);
     }
 
+    private void enqueue(String key, InferenceRequest request) {
+        queue.add(key, request);
+    }
+
+    /** Answers parked requests that were cancelled, expired or waited too long, then serves the rest in fair order. */
     private void retryParked() {
         if (parkedCount == 0) {
             return;
@@ -196,29 +235,42 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
                 ParkedKey key = ParkedKey.decode(entry.key);
                 if (isCancelled(request)) {
                     cancel(request, "cancelled while waiting for capacity", now);
-                    done.add(entry.key);
-                    continue;
-                }
-                if (request.getDeadlineMs() != null && request.getDeadlineMs() <= now) {
+                } else if (request.getDeadlineMs() != null && request.getDeadlineMs() <= now) {
                     expire(request, now);
-                    done.add(entry.key);
+                } else if (now - key.parkedAtMs() >= parkedMaxMs) {
+                    giveUp(request, whyNotPlaced.getOrDefault(entry.key, "never its tenant's turn"), now);
+                } else {
                     continue;
                 }
-                String notPlaced = tryPlace(request, 1, "", now);
-                if (notPlaced == null) {
-                    done.add(entry.key);
-                } else if (now - key.parkedAtMs() >= parkedMaxMs) {
-                    giveUp(request, notPlaced, now);
-                    done.add(entry.key);
-                }
+                done.add(entry.key);
+                queue.remove(entry.key, request);
             }
+        }
+        Map<String, String> placedIds = new HashMap<>();
+        while (true) {
+            Optional<String> served = queue.serveNext(key -> {
+                InferenceRequest request = parked.get(key);
+                String notPlaced = tryPlace(request, 1, "", now);
+                if (notPlaced != null) {
+                    whyNotPlaced.put(key, notPlaced);
+                } else {
+                    placedIds.put(key, request.getRequestId());
+                }
+                return notPlaced == null;
+            }, placedIds::get);
+            if (served.isEmpty()) {
+                break;
+            }
+            done.add(served.get());
         }
         for (String key : done) {
             parked.delete(key);
+            whyNotPlaced.remove(key);
         }
         parkedCount -= done.size();
         metrics.parkedChanged(-done.size());
     }
+
 
     /**
      * Re-places the in-flight requests of regions silent for longer than the patience. A region
@@ -226,6 +278,7 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
      */
     private void replaceFromSilentRegions() {
         long now = context.currentSystemTimeMs();
+        router.state().cooldowns().expire(now);
         Map<String, Long> lastHeard = new HashMap<>();
         for (WorkerSnapshot worker : fleet.all()) {
             lastHeard.merge(worker.region(), worker.observedAtMs(), Math::max);
@@ -272,6 +325,7 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
             cancelled.setAttempt(next << 16);
             context.forward(new Record<Object, Object>(id, cancelled, now, new RecordHeaders()), TopologyNames.RESPONSES_SINK);
             inFlight.delete(id);
+            releaseQuota(request, now);
             return true;
         }
         if (request.getDeadlineMs() != null && request.getDeadlineMs() <= now) {
@@ -286,6 +340,7 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
             context.forward(new Record<Object, Object>(id, decision, now, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
             metrics.expired();
             inFlight.delete(id);
+            releaseQuota(request, now);
             return true;
         }
         // the marker and the new dispatch commit in one transaction: the old region's workers see both or neither
@@ -318,6 +373,7 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
                 new RecordHeaders()), TopologyNames.RESPONSES_SINK);
         context.forward(new Record<Object, Object>(id, Conversions.refusedDecision(id, request, DecisionOutcome.NO_CAPACITY,
                 policyName, 0, "expired: " + reason, now), now, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
+        releaseQuota(request, now);
     }
 
     private boolean isCancelled(InferenceRequest request) {
@@ -332,6 +388,20 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
                 new RecordHeaders()), TopologyNames.RESPONSES_SINK);
         context.forward(new Record<Object, Object>(id, Conversions.refusedDecision(id, request, DecisionOutcome.REJECTED,
                 policyName, 0, "cancelled: " + why, now), now, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
+        releaseQuota(request, now);
+    }
+
+    private static String nullToEmpty(String s) {
+        return s == null ? "" : s;
+    }
+
+    /** Returns the quota reservation of a request answered without running it. */
+    private void releaseQuota(InferenceRequest request, long now) {
+        if (releaseQuotas) {
+            String tenant = nullToEmpty(request.getTenant());
+            context.forward(new Record<Object, Object>(tenant, QuotaSettlement.release(request.getRequestId(), tenant), now,
+                    new RecordHeaders()), TopologyNames.ADMISSION_SETTLE_SINK);
+        }
     }
 
     private void giveUp(InferenceRequest request, String lastReason, long now) {
@@ -346,6 +416,7 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
                 new RecordHeaders()), TopologyNames.RESPONSES_SINK);
         context.forward(new Record<Object, Object>(id, Conversions.refusedDecision(id, request, DecisionOutcome.NO_CAPACITY,
                 policyName, 0, reason, now), now, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
+        releaseQuota(request, now);
     }
 
     @Override
@@ -358,5 +429,6 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
         }
         metrics.parkedChanged(-parkedCount);
         parkedCount = 0;
+        fairShares.close(context.taskId(), queue);
     }
 }

@@ -2,7 +2,9 @@ package io.kvroute.router.topology.internal;
 
 import io.kvroute.router.errors.GlobalDeadLetters;
 import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.router.routing.Cooldowns;
 import io.kvroute.router.routing.FleetView;
+import io.kvroute.router.routing.RegionCatalog;
 import io.kvroute.schemas.registry.SchemaRegistryException;
 import io.kvroute.schemas.v1.WorkerTelemetry;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -23,6 +25,11 @@ import org.slf4j.LoggerFactory;
  * worker reports again within its telemetry interval.
  * A tombstone removes the worker. Each stored record also updates the router's {@link FleetView}
  * (decoded once here, not per request).
+ *
+ * <p>A worker reporting {@code rateLimitedUntilMs} in the future gets no work until then (the
+ * candidate filter reads it from its snapshot). If its region is one rate-limited pool
+ * ({@link RegionCatalog#sharedRateLimit}, e.g. an external provider), the whole region is cooled
+ * until then ({@link Cooldowns#coolRegion}): its other workers share the exhausted quota.
  */
 public final class TelemetryUpdater implements Processor<String, byte[], Void, Void> {
     private static final Logger LOG = LoggerFactory.getLogger(TelemetryUpdater.class);
@@ -32,15 +39,19 @@ public final class TelemetryUpdater implements Processor<String, byte[], Void, V
     private final RouterMetrics metrics;
     private final FleetView fleet;
     private final GlobalDeadLetters deadLetters;
+    private final RegionCatalog regions;
+    private final Cooldowns cooldowns;
     private ProcessorContext<Void, Void> context;
     private KeyValueStore<String, byte[]> store;
 
     public TelemetryUpdater(String topic, Deserializer<WorkerTelemetry> deserializer, RouterMetrics metrics) {
-        this(topic, deserializer, metrics, new FleetView(), GlobalDeadLetters.none());
+        this(topic, deserializer, metrics, new FleetView(), GlobalDeadLetters.none(), RegionCatalog.empty(), new Cooldowns());
     }
 
     public TelemetryUpdater(String topic, Deserializer<WorkerTelemetry> deserializer, RouterMetrics metrics, FleetView fleet,
-                            GlobalDeadLetters deadLetters) {
+                            GlobalDeadLetters deadLetters, RegionCatalog regions, Cooldowns cooldowns) {
+        this.regions = regions;
+        this.cooldowns = cooldowns;
         this.topic = topic;
         this.deserializer = deserializer;
         this.metrics = metrics;
@@ -83,6 +94,12 @@ public final class TelemetryUpdater implements Processor<String, byte[], Void, V
         }
         store.put(record.key(), record.value());
         fleet.put(Conversions.toSnapshot(telemetry));
+        Long limitedUntil = telemetry.getRateLimitedUntilMs();
+        if (limitedUntil != null && limitedUntil > context.currentSystemTimeMs() && regions.sharedRateLimit(telemetry.getRegion())
+                && limitedUntil > cooldowns.regionCoolingUntil(telemetry.getRegion())) {
+            cooldowns.coolRegion(telemetry.getRegion(), limitedUntil);
+            metrics.regionCooled(telemetry.getRegion());
+        }
     }
 
     private void refuse(Record<String, byte[]> record, String kind, RuntimeException error) {

@@ -24,6 +24,17 @@ public final class TopologyNames {
     public static final String RESPONSES_SOURCE = "kvroute-responses-source";
     public static final String RESULT_TRACKER = "kvroute-result-tracker";
     public static final String CANCELLATIONS_SINK = "kvroute-cancellations-sink";
+    public static final String ADMISSION_REQUEST_SINK = "kvroute-admission-request-sink";
+    public static final String ADMISSION_SETTLE_SINK = "kvroute-admission-settle-sink";
+    public static final String ADMISSION_SOURCE = "kvroute-admission-source";
+    public static final String ADMISSION = "kvroute-admission";
+    public static final String ADMISSION_RESPONSES_SINK = "kvroute-admission-responses-sink";
+    public static final String ADMISSION_DECISIONS_SINK = "kvroute-admission-decisions-sink";
+    public static final String ADMITTED_SINK = "kvroute-admitted-sink";
+    public static final String ADMITTED_SOURCE = "kvroute-admitted-source";
+    public static final String QUOTA_WAITING_STORE = "router-quota-waiting-requests";
+    public static final String QUOTA_LEVELS_STORE = "router-quota-bucket-levels";
+    public static final String QUOTA_RESERVATIONS_STORE = "router-quota-reservations";
 
     private TopologyNames() {
     }

@@ -100,4 +100,21 @@ class TenantQuotasTest {
             assertThat(quotas.tryAcquire(request("r" + i, "a", 100_000, 100_000), NOW).admitted()).isTrue();
         }
     }
+
+    @Test
+    void shouldCarryLevelsAndOpenReservationsOverToAnotherInstance() {
+        Map<String, QuotaLimits> limits = Map.of("a", new QuotaLimits(2, 1_000, OverQuota.REJECT));
+        TenantQuotas first = new TenantQuotas(limits, QuotaLimits.NONE);
+        assertThat(first.tryAcquire(request("r1", "a", 100, 700), NOW).admitted()).isTrue();
+
+        TenantQuotas second = new TenantQuotas(limits, QuotaLimits.NONE);
+        second.restoreLevels("a", first.levels("a").orElseThrow());
+        second.restoreReservation("r1", "a", first.reservedTokens("r1").orElseThrow());
+
+        assertThat(second.tryAcquire(request("r2", "a", 100, 700), NOW).outcome()).isEqualTo(QuotaDecision.Outcome.REJECT);
+        second.settle("r1", 110, NOW);
+        assertThat(second.tryAcquire(request("r2", "a", 100, 700), NOW).admitted()).isTrue();
+        assertThat(second.reservedTokens("r1")).isEmpty();
+        assertThat(new TenantQuotas(limits, QuotaLimits.NONE).levels("a")).isEmpty();
+    }
 }

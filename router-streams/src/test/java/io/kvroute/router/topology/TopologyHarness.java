@@ -1,0 +1,101 @@
+package io.kvroute.router.topology;
+
+import io.kvroute.platform.config.Settings;
+import io.kvroute.router.config.RouterConfig;
+import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.schemas.serde.Serdes;
+import io.kvroute.schemas.v1.DispatchedRequest;
+import io.kvroute.schemas.v1.InferenceRequest;
+import io.kvroute.schemas.v1.ResponseEvent;
+import io.kvroute.schemas.v1.RoutingDecision;
+import io.kvroute.schemas.v1.WorkerTelemetry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+
+/** A TopologyTestDriver over the router's topology with regions us-east, eu-west and provider, and a wall clock to advance. */
+final class TopologyHarness implements AutoCloseable {
+    static final long T0 = 1_800_000_000_000L;
+
+    final RouterConfig config;
+    final Serdes serdes;
+    final RouterMetrics metrics = new RouterMetrics(new SimpleMeterRegistry());
+    final TopologyTestDriver driver;
+    final TestInputTopic<String, InferenceRequest> requests;
+    final TestInputTopic<String, WorkerTelemetry> telemetry;
+    final TestInputTopic<String, ResponseEvent> responsesIn;
+    final TestOutputTopic<String, RoutingDecision> decisions;
+    final TestOutputTopic<String, ResponseEvent> responses;
+    private final Map<String, TestOutputTopic<String, DispatchedRequest>> dispatch = new HashMap<>();
+    private long elapsed;
+
+    TopologyHarness(Path stateDir, Map<String, String> extra) {
+        Map<String, String> settings = new HashMap<>();
+        settings.put("bootstrap.servers", "unused:9092");
+        settings.put("schema.registry.url", "mock://harness-" + UUID.randomUUID());
+        settings.put("router.regions", "us-east,eu-west,provider");
+        settings.put("router.models", "llama-3.1-8b:8192");
+        settings.put("router.state.dir", stateDir.toString());
+        settings.putAll(extra);
+        config = RouterConfig.from(Settings.of(settings));
+        serdes = new Serdes(config.serdeConfig());
+        driver = new TopologyTestDriver(RouterTopology.build(config, serdes, metrics), config.streamsProperties(),
+                Instant.ofEpochMilli(T0));
+        var topics = config.topics();
+        requests = driver.createInputTopic(topics.requests().name(), new StringSerializer(),
+                serdes.valueSerde(InferenceRequest.class).serializer());
+        telemetry = driver.createInputTopic(topics.workerTelemetry().name(), new StringSerializer(),
+                serdes.valueSerde(WorkerTelemetry.class).serializer());
+        responsesIn = driver.createInputTopic(topics.responses().name(), new StringSerializer(),
+                serdes.valueSerde(ResponseEvent.class).serializer());
+        decisions = driver.createOutputTopic(topics.decisions().name(), new StringDeserializer(),
+                serdes.valueSerde(RoutingDecision.class).deserializer());
+        responses = driver.createOutputTopic(topics.responses().name(), new StringDeserializer(),
+                serdes.valueSerde(ResponseEvent.class).deserializer());
+        for (String region : config.regions()) {
+            dispatch.put(region, driver.createOutputTopic(topics.dispatchTopic(region), new StringDeserializer(),
+                    serdes.valueSerde(DispatchedRequest.class).deserializer()));
+        }
+    }
+
+    long now() {
+        return T0 + elapsed;
+    }
+
+    void advance(long ms) {
+        elapsed += ms;
+        driver.advanceWallClockTime(Duration.ofMillis(ms));
+    }
+
+    TestOutputTopic<String, DispatchedRequest> dispatched(String region) {
+        return dispatch.get(region);
+    }
+
+    /** Ids dispatched to any region since the last read, in the order each region's topic holds them. */
+    List<String> dispatchedIds(String region) {
+        return dispatch.get(region).readValuesToList().stream().map(d -> d.getRequest().getRequestId()).toList();
+    }
+
+    void report(WorkerTelemetry.Builder worker) {
+        telemetry.pipeInput(worker.getWorkerId(), worker.setObservedAtMs(now()).build());
+    }
+
+    void send(InferenceRequest request) {
+        requests.pipeInput(request.getRequestId(), request);
+    }
+
+    @Override
+    public void close() {
+        driver.close();
+    }
+}
