@@ -2,10 +2,7 @@ package io.kvroute.router.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvroute.platform.config.Settings;
-import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.metrics.RouterMetrics;
-import io.kvroute.schemas.serde.Serdes;
 import io.kvroute.schemas.v1.CancelRequest;
 import io.kvroute.schemas.v1.DecisionOutcome;
 import io.kvroute.schemas.v1.DispatchedRequest;
@@ -15,19 +12,10 @@ import io.kvroute.schemas.v1.ResponseStatus;
 import io.kvroute.schemas.v1.RoutingDecision;
 import io.kvroute.schemas.v1.TerminalResult;
 import io.kvroute.schemas.v1.Usage;
-import io.kvroute.schemas.v1.WorkerTelemetry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
-import org.apache.kafka.streams.TopologyTestDriver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,87 +23,55 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Re-placement of dispatched, unfinished requests when their region goes silent. */
 class ReplacementTopologyTest {
-    private static final long T0 = 1_800_000_000_000L;
     private static final long PATIENCE_MS = 10_000;
 
     @TempDir
     Path stateDir;
 
-    private RouterMetrics metrics;
-    private TopologyTestDriver driver;
-    private TestInputTopic<String, InferenceRequest> requests;
-    private TestInputTopic<String, WorkerTelemetry> telemetry;
-    private TestInputTopic<String, ResponseEvent> responsesIn;
-    private TestInputTopic<String, CancelRequest> cancellationsIn;
+    private TopologyHarness harness;
     private TestOutputTopic<String, DispatchedRequest> dispatchEast;
     private TestOutputTopic<String, DispatchedRequest> dispatchWest;
     private TestOutputTopic<String, RoutingDecision> decisions;
     private TestOutputTopic<String, ResponseEvent> responses;
     private TestOutputTopic<String, CancelRequest> cancellations;
-    private long elapsed;
 
     @BeforeEach
     void startDriver() {
-        RouterConfig config = RouterConfig.from(Settings.of(Map.of(
-                "bootstrap.servers", "unused:9092",
-                "schema.registry.url", "mock://replacement-" + UUID.randomUUID(),
-                "router.regions", "us-east,eu-west",
-                "router.models", "llama-3.1-8b:8192",
-                "router.state.dir", stateDir.toString(),
-                "router.replace.patience.ms", Long.toString(PATIENCE_MS))));
-        Serdes serdes = new Serdes(config.serdeConfig());
-        metrics = new RouterMetrics(new SimpleMeterRegistry());
-        driver = new TopologyTestDriver(RouterTopology.build(config, serdes, metrics), config.streamsProperties(),
-                Instant.ofEpochMilli(T0));
-        var topics = config.topics();
-        requests = driver.createInputTopic(topics.requests().name(), new StringSerializer(),
-                serdes.valueSerde(InferenceRequest.class).serializer());
-        telemetry = driver.createInputTopic(topics.workerTelemetry().name(), new StringSerializer(),
-                serdes.valueSerde(WorkerTelemetry.class).serializer());
-        responsesIn = driver.createInputTopic(topics.responses().name(), new StringSerializer(),
-                serdes.valueSerde(ResponseEvent.class).serializer());
-        cancellationsIn = driver.createInputTopic(topics.cancellations().name(), new StringSerializer(),
-                serdes.valueSerde(CancelRequest.class).serializer());
-        dispatchEast = driver.createOutputTopic(topics.dispatchTopic("us-east"), new StringDeserializer(),
-                serdes.valueSerde(DispatchedRequest.class).deserializer());
-        dispatchWest = driver.createOutputTopic(topics.dispatchTopic("eu-west"), new StringDeserializer(),
-                serdes.valueSerde(DispatchedRequest.class).deserializer());
-        decisions = driver.createOutputTopic(topics.decisions().name(), new StringDeserializer(),
-                serdes.valueSerde(RoutingDecision.class).deserializer());
-        responses = driver.createOutputTopic(topics.responses().name(), new StringDeserializer(),
-                serdes.valueSerde(ResponseEvent.class).deserializer());
-        cancellations = driver.createOutputTopic(topics.cancellations().name(), new StringDeserializer(),
-                serdes.valueSerde(CancelRequest.class).deserializer());
+        harness = new TopologyHarness(stateDir, Map.of("router.replace.patience.ms", Long.toString(PATIENCE_MS)));
+        dispatchEast = harness.dispatched("us-east");
+        dispatchWest = harness.dispatched("eu-west");
+        decisions = harness.decisions;
+        responses = harness.responses;
+        cancellations = harness.cancellations;
     }
 
     @AfterEach
     void closeDriver() {
-        driver.close();
+        harness.close();
     }
 
     private long now() {
-        return T0 + elapsed;
+        return harness.now();
     }
 
     /** Advances the wall clock in 1 s steps, the listed workers reporting at each step. */
     private void advanceReporting(long ms, String... reporting) {
         for (long step = 0; step < ms; step += 1_000) {
-            elapsed += 1_000;
+            harness.advance(1_000);
             for (String worker : reporting) {
                 String region = worker.startsWith("east") ? "us-east" : "eu-west";
-                telemetry.pipeInput(worker, Records.telemetry(worker, region, List.of(0), now()).build());
+                harness.report(Records.telemetry(worker, region, List.of(0), now()));
             }
-            driver.advanceWallClockTime(Duration.ofMillis(1_000));
         }
     }
 
     /** Dispatches {@code id} to us-east while only us-east reports, then brings eu-west up. */
     private void dispatchToEastThenStartWest(InferenceRequest request) {
-        telemetry.pipeInput("east-1", Records.telemetry("east-1", "us-east", List.of(0), now()).build());
-        requests.pipeInput(request.getRequestId(), request);
+        harness.report(Records.telemetry("east-1", "us-east", List.of(0), now()));
+        harness.send(request);
         assertThat(dispatchEast.readValue().getAttempt()).isEqualTo(1);
         assertThat(decisions.readValue().getOutcome()).isEqualTo(DecisionOutcome.DISPATCHED);
-        telemetry.pipeInput("west-1", Records.telemetry("west-1", "eu-west", List.of(0), now()).build());
+        harness.report(Records.telemetry("west-1", "eu-west", List.of(0), now()));
     }
 
     @Test
@@ -139,7 +95,7 @@ class ReplacementTopologyTest {
         assertThat(decision.getAttempt()).isEqualTo(2);
         assertThat(decision.getReason()).startsWith("re-placed from us-east (region us-east silent for");
         assertThat(responses.isEmpty()).isTrue();
-        assertThat(metrics.registry().counter(RouterMetrics.REQUESTS_REPLACED, "region", "us-east").count()).isEqualTo(1.0);
+        assertThat(harness.metrics.registry().counter(RouterMetrics.REQUESTS_REPLACED, "region", "us-east").count()).isEqualTo(1.0);
 
         advanceReporting(PATIENCE_MS * 2, "west-1");
         assertThat(dispatchWest.isEmpty()).as("re-placed once, not again while its new region reports").isTrue();
@@ -149,7 +105,7 @@ class ReplacementTopologyTest {
     @Test
     void shouldNotReplaceARequestWhoseResultIsOnTheResponsesTopic() {
         dispatchToEastThenStartWest(Records.request("req-1", now()).build());
-        responsesIn.pipeInput("req-1", terminal("req-1", (1 << 16) | 1));
+        harness.responsesIn.pipeInput("req-1", terminal("req-1", (1 << 16) | 1));
 
         advanceReporting(PATIENCE_MS * 2, "west-1");
 
@@ -189,11 +145,11 @@ class ReplacementTopologyTest {
 
     @Test
     void shouldNotTakeARePlacementMarkerForACancel() {
-        telemetry.pipeInput("east-1", Records.telemetry("east-1", "us-east", List.of(0), now()).build());
-        cancellationsIn.pipeInput("req-1", CancelRequest.newBuilder().setRequestId("req-1").setRequestedAtMs(now())
+        harness.report(Records.telemetry("east-1", "us-east", List.of(0), now()));
+        harness.cancellationsIn.pipeInput("req-1", CancelRequest.newBuilder().setRequestId("req-1").setRequestedAtMs(now())
                 .setSupersedesBelowAttempt(2).build());
 
-        requests.pipeInput("req-1", Records.request("req-1", now()).build());
+        harness.send(Records.request("req-1", now()).build());
 
         assertThat(dispatchEast.readValue().getRequest().getRequestId()).isEqualTo("req-1");
         assertThat(responses.isEmpty()).isTrue();

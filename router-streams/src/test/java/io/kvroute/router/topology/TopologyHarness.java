@@ -4,6 +4,7 @@ import io.kvroute.platform.config.Settings;
 import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.schemas.serde.Serdes;
+import io.kvroute.schemas.v1.CancelRequest;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.InferenceRequest;
 import io.kvroute.schemas.v1.ResponseEvent;
@@ -36,6 +37,8 @@ final class TopologyHarness implements AutoCloseable {
     final TestInputTopic<String, ResponseEvent> responsesIn;
     final TestOutputTopic<String, RoutingDecision> decisions;
     final TestOutputTopic<String, ResponseEvent> responses;
+    final TestInputTopic<String, CancelRequest> cancellationsIn;
+    final TestOutputTopic<String, CancelRequest> cancellations;
     private final Map<String, TestOutputTopic<String, DispatchedRequest>> dispatch = new HashMap<>();
     private long elapsed;
 
@@ -62,6 +65,10 @@ final class TopologyHarness implements AutoCloseable {
                 serdes.valueSerde(RoutingDecision.class).deserializer());
         responses = driver.createOutputTopic(topics.responses().name(), new StringDeserializer(),
                 serdes.valueSerde(ResponseEvent.class).deserializer());
+        cancellationsIn = driver.createInputTopic(topics.cancellations().name(), new StringSerializer(),
+                serdes.valueSerde(CancelRequest.class).serializer());
+        cancellations = driver.createOutputTopic(topics.cancellations().name(), new StringDeserializer(),
+                serdes.valueSerde(CancelRequest.class).deserializer());
         for (String region : config.regions()) {
             dispatch.put(region, driver.createOutputTopic(topics.dispatchTopic(region), new StringDeserializer(),
                     serdes.valueSerde(DispatchedRequest.class).deserializer()));
