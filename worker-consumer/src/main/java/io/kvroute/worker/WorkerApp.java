@@ -16,6 +16,7 @@ import io.kvroute.worker.config.WorkerConfig;
 import io.kvroute.worker.consumer.CancellationFollower;
 import io.kvroute.worker.consumer.DispatchConsumer;
 import io.kvroute.worker.engine.InferenceEngine;
+import io.kvroute.worker.engine.PoolQuotaEngine;
 import io.kvroute.worker.engine.openai.OpenAiCompatibleEngine;
 import io.kvroute.worker.engine.sim.CostModel;
 import io.kvroute.worker.engine.sim.SimulatedGpuEngine;
@@ -165,11 +166,14 @@ public final class WorkerApp implements AutoCloseable {
 
     /** The engine {@code worker.engine} names: the simulated GPU or an OpenAI-compatible server. */
     static InferenceEngine engine(WorkerConfig config, LongSupplier clock) {
-        if (WorkerConfig.ENGINE_OPENAI.equals(config.engine())) {
-            return new OpenAiCompatibleEngine(config.openai(), clock, config.workerId());
+        InferenceEngine engine = WorkerConfig.ENGINE_OPENAI.equals(config.engine())
+                ? new OpenAiCompatibleEngine(config.openai(), clock, config.workerId())
+                : new SimulatedGpuEngine(CostModel.llama8bH100(config.speed()), config.engineLimits(), config.networkDelayMs(),
+                        clock, config.workerId());
+        if (config.poolRequestsPerMinute() > 0 || config.poolTokensPerMinute() > 0) {
+            return new PoolQuotaEngine(engine, config.poolRequestsPerMinute(), config.poolTokensPerMinute(), clock);
         }
-        return new SimulatedGpuEngine(CostModel.llama8bH100(config.speed()), config.engineLimits(), config.networkDelayMs(),
-                clock, config.workerId());
+        return engine;
     }
 
     private static <T extends AutoCloseable> T opened(Deque<AutoCloseable> opened, T resource) {

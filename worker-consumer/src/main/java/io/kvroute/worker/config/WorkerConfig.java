@@ -31,7 +31,8 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
                            int hostKvBlocks, int maxRunning, int maxBatchedTokens, double speed, int chunkTokens,
                            long telemetryIntervalMs, int maxWaiting, long commitIntervalMs, String metricsHost, int metricsPort,
                            Map<String, Object> kafka, OpenAiSettings openai, long cancellationLookbackMs,
-                           long replacementCheckAfterMs, int retryMax, long retryBackoffMs) {
+                           long replacementCheckAfterMs, int retryMax, long retryBackoffMs,
+                           long poolRequestsPerMinute, long poolTokensPerMinute) {
     public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
     public static final String SCHEMA_REGISTRY_URL = "schema.registry.url";
     public static final String TOPIC_PREFIX = "kvroute.topic.prefix";
@@ -64,6 +65,13 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
     /** Retries on this worker of a transient inference-server failure (broken stream, 5xx, timeout, refused). */
     public static final String RETRY_MAX = "worker.retry.max";
     public static final String RETRY_BACKOFF_MS = "worker.retry.backoff.ms";
+    /**
+     * The quota of the pool behind this worker (a provider account, a shared GPU pool): requests
+     * and tokens (prompt + max output) per minute, 0 for none. Beyond it requests wait in the
+     * worker and its telemetry reports it rate limited, so the router sends new work elsewhere.
+     */
+    public static final String POOL_REQUESTS_PER_MINUTE = "worker.pool.requests.per.minute";
+    public static final String POOL_TOKENS_PER_MINUTE = "worker.pool.tokens.per.minute";
     public static final String KAFKA_PREFIX = "kafka.";
 
     /** Upper bound of {@code kafka.max.poll.records}, so the finished-offsets metadata stays under Kafka's limit. */
@@ -130,6 +138,8 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
         d.put(REPLACEMENT_CHECK_AFTER_MS, Long.toString(DEFAULT_REPLACEMENT_CHECK_AFTER_MS));
         d.put(RETRY_MAX, Integer.toString(DEFAULT_RETRY_MAX));
         d.put(RETRY_BACKOFF_MS, Long.toString(DEFAULT_RETRY_BACKOFF_MS));
+        d.put(POOL_REQUESTS_PER_MINUTE, "0");
+        d.put(POOL_TOKENS_PER_MINUTE, "0");
         d.put(OPENAI_MAX_CONCURRENCY, Integer.toString(DEFAULT_OPENAI_MAX_CONCURRENCY));
         d.put(OPENAI_REQUEST_TIMEOUT_MS, Long.toString(DEFAULT_OPENAI_REQUEST_TIMEOUT_MS));
         d.put(OPENAI_CONNECT_TIMEOUT_MS, Long.toString(DEFAULT_OPENAI_CONNECT_TIMEOUT_MS));
@@ -175,7 +185,9 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
                 s.longValue(CANCELLATION_LOOKBACK_MS, 0, MAX_CANCELLATION_LOOKBACK_MS),
                 s.longValue(REPLACEMENT_CHECK_AFTER_MS, 1, 3_600_000),
                 s.intValue(RETRY_MAX, 0, 10),
-                s.longValue(RETRY_BACKOFF_MS, 1, 600_000));
+                s.longValue(RETRY_BACKOFF_MS, 1, 600_000),
+                s.longValue(POOL_REQUESTS_PER_MINUTE, 0, 1_000_000_000L),
+                s.longValue(POOL_TOKENS_PER_MINUTE, 0, Long.MAX_VALUE / 2));
     }
 
     private static OpenAiSettings openAi(Settings s, List<String> models) {

@@ -9,6 +9,7 @@ import io.kvroute.schemas.v1.CancelRequest;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.InferenceRequest;
 import io.kvroute.schemas.v1.ResponseEvent;
+import io.kvroute.schemas.v1.WorkerTelemetry;
 import io.kvroute.worker.config.WorkerConfig;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -34,6 +35,7 @@ final class DispatchFixture implements AutoCloseable {
     private final KvrouteTopics topics;
     private final KafkaProducer<String, byte[]> producer;
     private final ResponseLog<ResponseEvent> responses;
+    private ResponseLog<WorkerTelemetry> telemetry;
 
     DispatchFixture(String prefix, int partitions, int slots) {
         topics = new KvrouteTopics(prefix + UUID.randomUUID().toString().substring(0, 8), partitions);
@@ -119,8 +121,20 @@ final class DispatchFixture implements AutoCloseable {
         return ResponseLog.terminalsByRequest(responses.poll()).getOrDefault(requestId, List.of());
     }
 
+    /** The worker-telemetry topic as a log, opened on first use. */
+    synchronized ResponseLog<WorkerTelemetry> telemetry() {
+        if (telemetry == null) {
+            telemetry = new ResponseLog<>(TestKafka.bootstrapServers(), topics.workerTelemetry().name(), 1,
+                    serdes.valueSerde(WorkerTelemetry.class).deserializer());
+        }
+        return telemetry;
+    }
+
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (telemetry != null) {
+            telemetry.close();
+        }
         responses.close();
         producer.close();
     }
