@@ -3,6 +3,7 @@ package io.kvroute.router.topology;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.schemas.topics.ResponseHeaders;
 import io.kvroute.schemas.v1.CancelRequest;
 import io.kvroute.schemas.v1.DecisionOutcome;
 import io.kvroute.schemas.v1.DispatchedRequest;
@@ -12,10 +13,13 @@ import io.kvroute.schemas.v1.ResponseStatus;
 import io.kvroute.schemas.v1.RoutingDecision;
 import io.kvroute.schemas.v1.TerminalResult;
 import io.kvroute.schemas.v1.Usage;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -111,6 +115,19 @@ class ReplacementTopologyTest {
 
         assertThat(dispatchWest.isEmpty()).isTrue();
         assertThat(cancellations.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldSkipEventsMarkedAsChunksWithoutReadingThem() {
+        dispatchToEastThenStartWest(Records.request("req-1", now()).build());
+        RecordHeaders chunkHeader = new RecordHeaders();
+        chunkHeader.add(ResponseHeaders.EVENT, ResponseHeaders.CHUNK.getBytes(StandardCharsets.UTF_8));
+        // a terminal wrongly marked as a chunk shows the header alone decides: the request stays in flight
+        harness.responsesIn.pipeInput(new TestRecord<>("req-1", terminal("req-1", (1 << 16) | 1), chunkHeader));
+
+        advanceReporting(PATIENCE_MS * 2, "west-1");
+
+        assertThat(dispatchWest.readValue().getAttempt()).isEqualTo(2);
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.kvroute.worker.consumer;
 
 import io.kvroute.schemas.registry.SchemaRegistryException;
 import io.kvroute.schemas.topics.DeadLetterHeaders;
+import io.kvroute.schemas.topics.ResponseHeaders;
 import io.kvroute.schemas.topics.KvrouteTopics;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.InferenceRequest;
@@ -22,6 +23,7 @@ import io.kvroute.worker.engine.EngineRequest;
 import io.kvroute.worker.engine.EngineUsage;
 import io.kvroute.worker.engine.InferenceEngine;
 import io.kvroute.worker.metrics.WorkerMetrics;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -523,7 +525,9 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
 
     private Future<RecordMetadata> sendChunk(String requestId, ResponseEvent chunk) {
         byte[] value = responseSerde.serializer().serialize(responsesTopic, chunk);
-        return chunkProducer.send(new ProducerRecord<>(responsesTopic, requestId, value), (metadata, error) -> {
+        ProducerRecord<String, byte[]> record = new ProducerRecord<>(responsesTopic, requestId, value);
+        record.headers().add(ResponseHeaders.EVENT, ResponseHeaders.CHUNK.getBytes(StandardCharsets.UTF_8));
+        return chunkProducer.send(record, (metadata, error) -> {
             if (error != null) {
                 LOG.warn("token chunk of request {} not delivered: {}", requestId, error.toString());
             }

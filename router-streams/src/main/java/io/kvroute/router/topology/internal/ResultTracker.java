@@ -1,8 +1,11 @@
 package io.kvroute.router.topology.internal;
 
+import io.kvroute.schemas.topics.ResponseHeaders;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.ResponseEvent;
 import io.kvroute.schemas.v1.Usage;
+import java.nio.charset.StandardCharsets;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -55,7 +58,7 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
 
     @Override
     public void process(Record<String, byte[]> record) {
-        if (record.key() == null || record.value() == null) {
+        if (record.key() == null || record.value() == null || isMarkedChunk(record)) {
             return;
         }
         ResponseEvent event;
@@ -91,5 +94,12 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
     static boolean endsDispatchAttempt(int terminalAttempt, int dispatchAttempt) {
         int dispatchPart = terminalAttempt >>> 16;
         return dispatchPart == 0 || dispatchPart >= dispatchAttempt;
+    }
+
+    /** Token chunks, the bulk of the topic, say so in a header: skipped without decoding. */
+    private static boolean isMarkedChunk(Record<String, byte[]> record) {
+        Header header = record.headers().lastHeader(ResponseHeaders.EVENT);
+        return header != null && header.value() != null
+                && ResponseHeaders.CHUNK.equals(new String(header.value(), StandardCharsets.UTF_8));
     }
 }
