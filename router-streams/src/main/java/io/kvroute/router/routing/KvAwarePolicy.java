@@ -1,37 +1,53 @@
 package io.kvroute.router.routing;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * kvroute's own policy: the candidate with the lowest estimated time to first token wins.
+ * kvroute's own policy: each candidate is scored by this request's estimated time to first token
+ * there plus what placing it there costs the requests that will arrive after it, and the lowest
+ * score wins.
  *
  * <pre>
- * queue_ms       = prefill time of the queued and pending uncached tokens ahead of it ({@link TtftModel})
+ * queue_ms       = GPU time of the work ahead of it when it arrives ({@link WorkerHistory}): the larger of the
+ *                  worker's reported queue replayed forward and the router's own recent placements there, drained
+ *                  at one ms per ms; with nothing ahead, half a step (it waits for the step in progress)
  * prefill_ms     = prefill time of this request's tokens NOT cached on that worker, attending to the cached ones
- * decode_ms      = steps until its first token * the decode work each of those steps carries
- *                  (decoding sequences and the context they hold in KV)
+ * decode_ms      = steps of its prefill * the decode work each of those steps carries
+ *                  (decoding sequences and the context they attend to)
  * batch_ms       = requests beyond the batch limit * per-request slot wait
- * kv_penalty     = large when the request would push KV usage past the headroom
- * replication_ms = prefill time of the prefix tokens another candidate holds and this one does not
- *                  (copying a prefix evicts someone else's; a hot prefix still replicates when its
- *                  holder's queue costs more than this)
- * network_ms     = the region's round trip ({@link RegionCatalog#delayMs}, 0 for a region not in the catalog)
- * score          = sum of the above
+ * kv_penalty_ms  = large when the request would push KV usage past the headroom
+ * network_ms     = the region's round trip: {@link RegionCatalog#delayMs} when the catalog lists the region,
+ *                  else learnt from how old its freshest telemetry is on arrival ({@link TransitDelays})
+ * ttft_ms        = sum of the above: the estimate
+ * congestion_ms  = queue_ms once more + arrival rate there * work^2 (work = prefill_ms + decode_ms, at most one
+ *                  full engine step): joining a queue costs the requests behind it about as much as it costs this
+ *                  one, and the requests arriving while its work runs each wait for it
+ * replication_ms = half the prefill time of the prefix tokens another candidate holds and this one does not
+ *                  (the copy's cache space evicts someone else's prefix)
+ * score          = ttft_ms + congestion_ms + replication_ms
  * </pre>
  *
- * When the {@link RegionCatalog} prices regions differently, the winner is instead the candidate
- * in the cheapest region whose score meets the request's TTFT target ({@link LatencyClass}), the
- * lowest score within that region; when no candidate meets it, the lowest score (spill-over).
+ * Without the congestion charge, each request would load the nearest worker until it is as slow
+ * as a distant one, and every request there would pay for it; with it, a busy worker's marginal
+ * request goes to a quieter one even across regions, and a new prefix goes where few requests
+ * arrive that it would hold up.
  *
- * Cached prefix blocks are the larger of what workers report in their KV events ({@link KvEventIndex},
+ * <p>When the {@link RegionCatalog} prices regions differently, the winner is instead the
+ * candidate in the cheapest region whose TTFT estimate meets the request's target
+ * ({@link LatencyClass}), the lowest score within that region; when no candidate meets it, the
+ * lowest score (spill-over).
+ *
+ * <p>Cached prefix blocks are the larger of what workers report in their KV events ({@link KvEventIndex},
  * precise) and what the router itself placed there ({@link ApproximatePrefixIndex}, covering
  * workers that do not report and events still in flight): {@link RouterState#matchedBlocks};
- * pending load from the {@link PendingLoadLedger}, so a burst spreads instead of herding. Ties go
- * to the lexicographically smallest worker id; the partition is the worker's least pending one.
+ * decoding sequences from telemetry plus the {@link PendingLoadLedger}, so a burst spreads instead
+ * of herding. Ties go to the lexicographically smallest worker id; the partition is the worker's
+ * least pending one.
  */
 public final class KvAwarePolicy implements RoutingPolicy {
     public static final String NAME = "kvroute";
@@ -39,14 +55,23 @@ public final class KvAwarePolicy implements RoutingPolicy {
     static final double SLOT_WAIT_MS = 25.0;
     static final double KV_PENALTY_MS = 10_000.0;
     /**
-     * Share of a duplicated prefix's recompute time charged to a non-holder: 1.0 charges it once
-     * more, for the prefix of someone else that the copy will evict.
+     * Share of a duplicated prefix's recompute time charged to a non-holder, for the prefix of
+     * someone else that the copy will evict; the time the copy holds up others is in the
+     * congestion charge.
      */
-    static final double DUPLICATION_WEIGHT = 1.0;
+    static final double DUPLICATION_WEIGHT = 0.5;
+    /** Time constant of each worker's arrival rate (requests the router placed there). */
+    static final double ARRIVAL_RATE_TAU_MS = 5_000.0;
     static final int TOP_CANDIDATES = 3;
 
     private final RouterState state;
     private final TtftModel model;
+    private final TransitDelays transit = new TransitDelays();
+    private final Map<String, WorkerHistory> histories = new HashMap<>();
+    private Estimate lastChoice;
+    private RouteRequest lastRequest;
+    private String delayRegion;
+    private long delayOfRegion;
 
     public KvAwarePolicy(RouterState state) {
         this(state, TtftModel.LLAMA_8B_H100);
@@ -67,9 +92,11 @@ public final class KvAwarePolicy implements RoutingPolicy {
         if (candidates.isEmpty()) {
             return Optional.empty();
         }
+        delayRegion = null;
         int[] matched = new int[candidates.size()];
         int bestMatch = 0;
         for (int i = 0; i < matched.length; i++) {
+            transit.observe(candidates.get(i), nowMs);
             matched[i] = state.matchedBlocks(candidates.get(i), request);
             bestMatch = Math.max(bestMatch, matched[i]);
         }
@@ -82,11 +109,13 @@ public final class KvAwarePolicy implements RoutingPolicy {
         for (int i = 0; i < matched.length; i++) {
             Estimate e = estimate(request, candidates.get(i), matched[i], bestMatch, nowMs);
             insert(top, e);
-            if (byPrice && e.score() <= targetMs && (cheapest == null || cheaper(e, cheapest, regions))) {
+            if (byPrice && e.ttftMs() <= targetMs && (cheapest == null || cheaper(e, cheapest, regions))) {
                 cheapest = e;
             }
         }
         Estimate best = cheapest != null ? cheapest : top[0];
+        lastChoice = best;
+        lastRequest = request;
         int partition = state.leastPendingPartition(best.worker(), nowMs);
         List<ScoredCandidate> shown = new ArrayList<>(top.length + 1);
         shown.add(new ScoredCandidate(best.worker().workerId(), best.worker().region(), partition, best.score(), best.components()));
@@ -96,16 +125,29 @@ public final class KvAwarePolicy implements RoutingPolicy {
                         e.score(), e.components()));
             }
         }
+        String cached = best.matched() + " prefix blocks cached";
         String reason = cheapest != null
                 ? "cheapest region " + best.worker().region() + " meeting the " + targetMs + " ms TTFT target: estimated TTFT "
-                        + Math.round(best.score()) + " ms; " + best.matched() + " prefix blocks cached"
+                        + Math.round(best.ttftMs()) + " ms; " + cached
                 : (byPrice ? "no region meets the " + targetMs + " ms TTFT target; " : "")
-                        + "lowest estimated TTFT " + Math.round(best.score()) + " ms; " + best.matched() + " prefix blocks cached";
+                        + "lowest estimated TTFT with congestion: " + Math.round(best.ttftMs()) + " ms + "
+                        + Math.round(best.score() - best.ttftMs()) + " ms; " + cached;
         return Optional.of(new Placement(best.worker().workerId(), best.worker().region(), partition, best.score(),
                 best.matched(), shown, reason));
     }
 
-    /** Cheaper region first, then the lower estimate, then the smaller worker id. */
+    /** The accepted placement's work joins that worker's backlog and arrival rate. */
+    @Override
+    public void onPlaced(RouteRequest request, Placement placement, long nowMs) {
+        Estimate chosen = lastChoice;
+        boolean estimated = chosen != null && lastRequest == request && chosen.worker().workerId().equals(placement.workerId());
+        history(placement.workerId()).placed(nowMs, nowMs + (estimated ? chosen.delayMs() : 0), estimated ? chosen.workMs() : 0,
+                request.promptTokens() + request.maxTokens() / 2.0);
+        lastChoice = null;
+        lastRequest = null;
+    }
+
+    /** Cheaper region first, then the lower score, then the smaller worker id. */
     private static boolean cheaper(Estimate e, Estimate other, RegionCatalog regions) {
         int byCost = Double.compare(regions.costPerMillionTokens(e.worker().region()),
                 regions.costPerMillionTokens(other.worker().region()));
@@ -130,33 +172,82 @@ public final class KvAwarePolicy implements RoutingPolicy {
         PendingLoad pending = state.pending(worker, nowMs);
         int cached = request.cachedTokens(matched);
         int uncached = request.uncachedTokens(matched);
-        long queuedTokens = worker.queuedPrefillTokens() + pending.prefillTokens();
-        int queuedRequests = Math.max(1, worker.waiting() + worker.runningPrefill() + pending.requests());
-        double queueMs = model.queuedPrefillMs(queuedTokens, (double) queuedTokens / queuedRequests);
+        long delay = delayMs(worker.region());
+        WorkerHistory history = history(worker.workerId());
+        // Every decoding sequence attends to its whole context, shared prefix blocks included, so
+        // the KV in use undercounts it when sequences share a prefix.
+        long contextTokens = Math.max(worker.kvBlocksUsed() * worker.kvBlockTokens(),
+                (long) (worker.runningDecode() * history.contextTokens()));
+        double decodePerStep = model.decodeMsPerStep(worker.runningDecode() + pending.requests(), contextTokens);
+        long reported = worker.queuedPrefillTokens();
+        double reportedMs = reported <= 0 ? 0.0
+                : model.queuedPrefillMs(reported, (double) reported / Math.max(1, worker.waiting() + worker.runningPrefill()))
+                        + model.steps(reported) * decodePerStep;
+        long arrivesAtMs = nowMs + delay;
+        double queueMs = Math.max(history.backlogMs(worker.observedAtMs(), reportedMs, nowMs, arrivesAtMs),
+                history.ownBacklogMs(arrivesAtMs));
+        if (queueMs <= 0 && worker.running() + pending.requests() > 0) {
+            queueMs = model.stepMs(decodePerStep) / 2.0;
+        }
         double prefillMs = model.prefillMs(uncached, cached);
-        long steps = model.steps(queuedTokens + uncached);
-        long contextTokens = worker.kvBlocksUsed() * worker.kvBlockTokens();
-        double decodeMs = steps * model.decodeMsPerStep(worker.runningDecode() + pending.requests(), contextTokens);
+        double decodeMs = model.steps(uncached) * decodePerStep;
         long ahead = (long) worker.running() + worker.waiting() + pending.requests();
         double batchMs = Math.max(0, ahead + 1 - worker.maxRunning()) * SLOT_WAIT_MS;
         double kvAfter = CandidateFilter.kvUsageWith(worker,
                 pending.kvBlocks() + settings.kvBlocksNeeded(request, matched, worker.kvBlockTokens()));
         double kvPenaltyMs = kvAfter > settings.kvHeadroom() ? KV_PENALTY_MS * (1 + kvAfter - settings.kvHeadroom()) : 0.0;
-        // Copying a prefix another worker already holds costs cache space that evicts someone
-        // else's prefix: charge a share of recomputing it, so replication happens only when the
-        // holder's queue outweighs it.
+        double networkMs = 2.0 * delay;
+        // A prefill longer than one engine step holds up later arrivals for all of it, but charging
+        // that in full would push the longest prompts (the tail) away from where they are fastest.
+        double blockingMs = Math.min(prefillMs + decodeMs, model.fullStepMs());
+        double arrivalsPerMs = history.arrivalsPerMs(nowMs);
+        double congestionMs = queueMs + arrivalsPerMs * blockingMs * blockingMs;
         int duplicated = request.cachedTokens(bestMatch) - cached;
         double replicationMs = duplicated > 0 ? DUPLICATION_WEIGHT * model.prefillMs(duplicated, 0) : 0.0;
-        double networkMs = 2.0 * state.regions().delayMs(worker.region());
-        return new Estimate(worker, matched, pending.requests(), queueMs, prefillMs, decodeMs, batchMs, kvAfter, kvPenaltyMs,
-                replicationMs, networkMs);
+        return new Estimate(worker, matched, pending.requests(), delay, queueMs, prefillMs, decodeMs, batchMs, kvAfter,
+                kvPenaltyMs, networkMs, congestionMs, replicationMs, arrivalsPerMs);
     }
 
-    /** One candidate's estimated TTFT, by component. */
-    record Estimate(WorkerSnapshot worker, int matched, int pendingRequests, double queueMs, double prefillMs, double decodeMs,
-                    double batchMs, double kvAfter, double kvPenaltyMs, double replicationMs, double networkMs) {
+    private WorkerHistory history(String workerId) {
+        WorkerHistory history = histories.get(workerId);
+        if (history == null) {
+            RoutingSettings settings = state.settings();
+            history = new WorkerHistory(ARRIVAL_RATE_TAU_MS, settings.ledgerGraceMs(), settings.ledgerMaxAgeMs());
+            histories.put(workerId, history);
+        }
+        return history;
+    }
+
+    /**
+     * The region's one-way delay: from the catalog when it lists the region, else learnt from
+     * telemetry. Remembered for the last region asked: candidates come grouped by region.
+     */
+    private long delayMs(String region) {
+        if (!region.equals(delayRegion)) {
+            RegionCatalog regions = state.regions();
+            delayOfRegion = regions.profile(region).isPresent() ? regions.delayMs(region) : transit.delayMs(region);
+            delayRegion = region;
+        }
+        return delayOfRegion;
+    }
+
+    /** One candidate's estimated TTFT and score, by component. */
+    record Estimate(WorkerSnapshot worker, int matched, int pendingRequests, long delayMs, double queueMs, double prefillMs,
+                    double decodeMs, double batchMs, double kvAfter, double kvPenaltyMs, double networkMs,
+                    double congestionMs, double replicationMs, double arrivalsPerMs) {
+
+        /** Estimated time to first token on this worker. */
+        double ttftMs() {
+            return queueMs + prefillMs + decodeMs + batchMs + kvPenaltyMs + networkMs;
+        }
+
         double score() {
-            return queueMs + prefillMs + decodeMs + batchMs + kvPenaltyMs + replicationMs + networkMs;
+            return ttftMs() + congestionMs + replicationMs;
+        }
+
+        /** GPU time this request's prefill takes there, its steps' decode share included. */
+        double workMs() {
+            return prefillMs + decodeMs;
         }
 
         boolean before(Estimate other) {
@@ -166,12 +257,15 @@ public final class KvAwarePolicy implements RoutingPolicy {
 
         Map<String, Double> components() {
             Map<String, Double> components = new LinkedHashMap<>();
+            components.put("ttft_ms", ttftMs());
             components.put("queue_ms", queueMs);
             components.put("prefill_ms", prefillMs);
             components.put("decode_ms", decodeMs);
             components.put("batch_ms", batchMs);
-            components.put("replication_ms", replicationMs);
             components.put("network_ms", networkMs);
+            components.put("congestion_ms", congestionMs);
+            components.put("replication_ms", replicationMs);
+            components.put("arrivals_per_s", arrivalsPerMs * 1000.0);
             components.put("kv", kvAfter);
             components.put("kv_penalty_ms", kvPenaltyMs);
             components.put("prefix_blocks", (double) matched);

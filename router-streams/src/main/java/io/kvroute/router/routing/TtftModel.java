@@ -27,6 +27,16 @@ public record TtftModel(double t0Ms, double aMsPerToken, double kMsPerTokenPair,
         return steps(tokens) * t0Ms + aMsPerToken * tokens + kMsPerTokenPair * tokens * averagePrompt / 2.0;
     }
 
+    /** One engine step carrying {@code decodeMsPerStep} of decode work and no prefill. */
+    public double stepMs(double decodeMsPerStep) {
+        return t0Ms + decodeMsPerStep;
+    }
+
+    /** Prefill time of one full step ({@code stepTokens} new tokens, nothing cached): the longest a step's prefill runs. */
+    public double fullStepMs() {
+        return prefillMs(stepTokens, 0);
+    }
+
     /** What the decoding batch adds to each step while prefill runs. */
     public double decodeMsPerStep(int decodingSequences, long contextTokens) {
         return bMsPerSequence * decodingSequences + vMsPerContextToken * contextTokens;

@@ -134,7 +134,8 @@ class KvAwarePolicyTest {
 
         assertThat(placement.workerId()).isEqualTo("w-a");
         ScoredCandidate copy = placement.topCandidates().stream().filter(c -> c.workerId().equals("w-b")).findFirst().orElseThrow();
-        assertThat(copy.components().get("replication_ms")).isEqualTo(TtftModel.LLAMA_8B_H100.prefillMs(6_400, 0));
+        assertThat(copy.components().get("replication_ms"))
+                .isEqualTo(KvAwarePolicy.DUPLICATION_WEIGHT * TtftModel.LLAMA_8B_H100.prefillMs(6_400, 0));
     }
 
     @Test
@@ -150,6 +151,56 @@ class KvAwarePolicyTest {
     }
 
     @Test
+    void shouldLearnARegionsDelayFromTheAgeOfItsTelemetryWhenTheCatalogDoesNotListIt() {
+        // identical idle workers; the tie-break alone would pick a-eu
+        WorkerSnapshot far = WorkerSnapshot.builder("a-eu", "eu-west").observedAtMs(NOW - 40).build();
+        WorkerSnapshot near = WorkerSnapshot.builder("b-us", "us-east").observedAtMs(NOW - 5).build();
+
+        Placement placement = router.route(request("r1", 2_000), List.of(far, near), NOW).placement().orElseThrow();
+
+        assertThat(placement.workerId()).isEqualTo("b-us");
+        assertThat(component(placement, "b-us", "network_ms")).isEqualTo(10.0);
+        assertThat(component(placement, "a-eu", "network_ms")).isEqualTo(80.0);
+    }
+
+    @Test
+    void shouldSendANewPrefixToTheWorkerFewerRequestsArriveAt() {
+        RouterState state = new RouterState(Fleet.settings());
+        KvAwarePolicy policy = new KvAwarePolicy(state);
+        // w-a has been receiving ten requests a second, w-b none; both look idle
+        for (int i = 0; i < 50; i++) {
+            long at = NOW - 5_000 + i * 100L;
+            policy.onPlaced(request("old-" + i, 500), new Placement("w-a", "us-east", 0, 0, 0, List.of(), "test"), at);
+        }
+        List<WorkerSnapshot> fleet = List.of(worker("w-a").build(), worker("w-b").build());
+
+        Placement placement = policy.place(request("cold", 7_000, blocks(110, 5)), fleet, NOW).orElseThrow();
+
+        assertThat(placement.workerId()).isEqualTo("w-b");
+        ScoredCandidate busy = placement.topCandidates().get(1);
+        assertThat(busy.workerId()).isEqualTo("w-a");
+        assertThat(busy.components().get("arrivals_per_s")).isGreaterThan(5.0);
+        assertThat(busy.components().get("congestion_ms")).isGreaterThan(100.0);
+        assertThat(busy.components().get("ttft_ms")).isEqualTo(placement.topCandidates().get(0).components().get("ttft_ms"));
+    }
+
+    @Test
+    void shouldCountAPrefillPlacedSinceTelemetryOnlyUntilItsTimeHasPassed() {
+        WorkerSnapshot a = worker("w-a").build();
+        WorkerSnapshot b = worker("w-b").build();
+        String first = router.route(request("big", 7_000, blocks(110, 21)), List.of(a, b), NOW).placement().orElseThrow().workerId();
+        String other = first.equals("w-a") ? "w-b" : "w-a";
+        double prefill = TtftModel.LLAMA_8B_H100.prefillMs(7_000, 0);
+
+        Placement soon = router.route(request("next", 500, blocks(8, 22)), List.of(a, b), NOW + 1).placement().orElseThrow();
+        Placement later = router.route(request("later", 500, blocks(8, 23)), List.of(a, b), NOW + 1_000).placement().orElseThrow();
+
+        assertThat(soon.workerId()).isEqualTo(other);
+        assertThat(component(soon, first, "queue_ms")).isGreaterThan(prefill - 150);
+        assertThat(component(later, first, "queue_ms")).isLessThan(10.0);
+    }
+
+    @Test
     void shouldChargeAttentionToTheCachedContextInTheTtftModel() {
         TtftModel model = TtftModel.LLAMA_8B_H100;
         // one step: T0 + a*n + k*n*(cached + n/2)
@@ -158,5 +209,10 @@ class KvAwarePolicyTest {
         // a 20k-token prompt takes three 8,192-token steps
         assertThat(model.steps(20_000)).isEqualTo(3);
         assertThat(model.prefillMs(20_000, 0)).isCloseTo(3 * 6.5 + 400.0 + 1.3e-6 * 20_000 * 10_000, org.assertj.core.data.Offset.offset(1e-9));
+    }
+
+    private static double component(Placement placement, String workerId, String key) {
+        return placement.topCandidates().stream().filter(c -> c.workerId().equals(workerId)).findFirst().orElseThrow()
+                .components().get(key);
     }
 }
