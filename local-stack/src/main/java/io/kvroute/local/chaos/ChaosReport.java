@@ -42,6 +42,7 @@ public record ChaosReport(
         Map<ResponseStatus, Integer> results,
         int lost,
         int duplicatedResults,
+        List<String> duplicatedIds,
         int redeliveredTerminals,
         int dispatchedTwice,
         int replaced,
@@ -81,6 +82,7 @@ public record ChaosReport(
                 .filter(d -> d.key() != null && d.reason() != null && !d.reason().isBlank())
                 .forEach(d -> deadLetterKeysWithReason.add(d.key()));
         List<String> poisonMissing = new ArrayList<>();
+        List<String> duplicatedIds = new ArrayList<>();
         for (ChaosWorkload.Item item : items) {
             String id = item.requestId();
             if (item.isPoison()) {
@@ -105,6 +107,7 @@ public record ChaosReport(
             terminals.forEach(t -> perAttempt.merge(t.attempt(), 1, Integer::sum));
             if (perAttempt.size() > 1) {
                 duplicated++;
+                duplicatedIds.add(id);
             }
             if (perAttempt.values().stream().anyMatch(count -> count > 1)) {
                 redelivered++;
@@ -115,7 +118,8 @@ public record ChaosReport(
                 disagreements++;
             }
         }
-        return new ChaosReport(items.size(), poison, faults, skipped, results, lost, duplicated, redelivered, dispatchedTwice,
+        return new ChaosReport(items.size(), poison, faults, skipped, results, lost, duplicated,
+                duplicatedIds.stream().limit(20).toList(), redelivered, dispatchedTwice,
                 replaced, audit.requestsRerun(), audit.deadLetters().size(), poison - poisonMissing.size(), poisonMissing.stream().limit(20).toList(),
                 dispatchedToSilentRegion(audit, injected, telemetryTtlMs), disagreements, List.copyOf(injected), durationSeconds);
     }
@@ -165,6 +169,7 @@ public record ChaosReport(
         json.put("cancelled", count(ResponseStatus.CANCELLED));
         json.put("lost", lost);
         json.put("duplicated_results", duplicatedResults);
+        json.put("duplicated_ids", duplicatedIds);
         json.put("redelivered_terminals", redeliveredTerminals);
         json.put("dispatched_twice", dispatchedTwice);
         json.put("replaced", replaced);

@@ -20,11 +20,19 @@ public final class ServiceProcess implements AutoCloseable {
     private ChildJvm jvm;
     private boolean paused;
 
-    public ServiceProcess(String name, String mainClass, String heap, Map<String, String> settings, Path dir) {
+    /**
+     * @param logConfig a Log4j 2 configuration for the process's log file, or null for the classpath's
+     */
+    public ServiceProcess(String name, String mainClass, String heap, Map<String, String> settings, Path dir, Path logConfig) {
         this.name = name;
         this.mainClass = mainClass;
-        // C1 only: these processes live minutes, and C2 compiles would take CPU from the 2-core machine's real work
-        this.jvmArgs = List.of("-Xmx" + heap, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+        List<String> args = new ArrayList<>(List.of("-Xmx" + heap, "-XX:+UseSerialGC",
+                // C1 only: these processes live minutes, and C2 compiles would take CPU from the machine's real work
+                "-XX:TieredStopAtLevel=1"));
+        if (logConfig != null) {
+            args.add("-Dlog4j2.configurationFile=" + logConfig.toAbsolutePath());
+        }
+        this.jvmArgs = List.copyOf(args);
         List<String> keyValues = new ArrayList<>();
         settings.forEach((key, value) -> keyValues.add(key + "=" + value));
         this.args = List.copyOf(keyValues);

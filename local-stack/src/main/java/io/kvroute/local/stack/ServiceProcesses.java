@@ -44,17 +44,18 @@ public final class ServiceProcesses implements AutoCloseable {
         this.topics = topics;
         this.bootstrapServers = bootstrapServers;
         Path processDir = createDirectories(dir.resolve("processes"));
+        Path logConfig = writeLogConfig(processDir);
         for (int i = 0; i < routerInstances; i++) {
             Map<String, String> settings = new LinkedHashMap<>(services.routerSettings().asMap());
             settings.put(RouterConfig.STATE_DIR, dir.resolve("router-state-" + i).toAbsolutePath().toString());
-            routers.add(new ServiceProcess("router-" + i, RouterApp.class.getName(), "384m", settings, processDir));
+            routers.add(new ServiceProcess("router-" + i, RouterApp.class.getName(), "384m", settings, processDir, logConfig));
         }
         for (FleetSpec.Region region : fleet.regions()) {
             List<ServiceProcess> workers = new ArrayList<>();
             for (int slot = 0; slot < region.gpus(); slot++) {
                 Map<String, String> settings = services.workerSettings(region, slot).asMap();
                 workers.add(new ServiceProcess("worker-" + region.name() + "-" + slot, WorkerApp.class.getName(), "192m",
-                        settings, processDir));
+                        settings, processDir, logConfig));
             }
             workersByRegion.put(region.name(), workers);
         }
@@ -145,6 +146,25 @@ public final class ServiceProcesses implements AutoCloseable {
     public void close() {
         workers().forEach(w -> KvrouteServices.closeQuietly(w, w.name()));
         routers.forEach(r -> KvrouteServices.closeQuietly(r, r.name()));
+    }
+
+    /** kvroute's own INFO lines (partitions taken and lost, re-placements, retries) in each process's log, for the record of a run. */
+    private static Path writeLogConfig(Path dir) {
+        Path file = dir.resolve("service-log4j2.properties");
+        try {
+            Files.writeString(file, String.join("\n",
+                    "rootLogger.level = WARN",
+                    "rootLogger.appenderRef.out.ref = OUT",
+                    "logger.kvroute.name = io.kvroute",
+                    "logger.kvroute.level = INFO",
+                    "appender.out.type = Console",
+                    "appender.out.name = OUT",
+                    "appender.out.layout.type = PatternLayout",
+                    "appender.out.layout.pattern = %d{HH:mm:ss.SSS} %-5level %c{1} - %msg%n", ""));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file, e);
+        }
+        return file;
     }
 
     private static Path createDirectories(Path dir) {

@@ -15,6 +15,7 @@ import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -44,6 +45,7 @@ public final class CancellationFollower implements Runnable, AutoCloseable, Canc
     private static final Logger LOG = LoggerFactory.getLogger(CancellationFollower.class);
     static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
     static final long END_CHECK_INTERVAL_MS = 100;
+    static final Duration END_CHECK_TIMEOUT = Duration.ofSeconds(1);
 
     private final org.apache.kafka.clients.consumer.Consumer<String, byte[]> consumer;
     private final String topic;
@@ -52,7 +54,7 @@ public final class CancellationFollower implements Runnable, AutoCloseable, Canc
     private final Deserializer<CancelRequest> deserializer;
     private final Object readUpToMonitor = new Object();
     private volatile long readUpToMs = Long.MIN_VALUE;
-    private long lastEndCheckMs = Long.MIN_VALUE;
+    private long lastEndCheckMs;
     private final Duration lookback;
     private final LongSupplier clock;
     private final CountDownLatch positioned = new CountDownLatch(1);
@@ -161,7 +163,15 @@ public final class CancellationFollower implements Runnable, AutoCloseable, Canc
             return;
         }
         lastEndCheckMs = now;
-        if (reached(consumer.endOffsets(partitions))) {
+        Map<TopicPartition, Long> ends;
+        try {
+            ends = consumer.endOffsets(partitions, END_CHECK_TIMEOUT);
+        } catch (KafkaException e) {
+            // the broker is away (a restart): not known to be up to date, try again after the next poll
+            LOG.debug("cancellations end offsets unavailable: {}", e.toString());
+            return;
+        }
+        if (reached(ends)) {
             synchronized (readUpToMonitor) {
                 readUpToMs = now;
                 readUpToMonitor.notifyAll();

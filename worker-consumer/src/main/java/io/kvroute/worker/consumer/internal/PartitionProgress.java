@@ -42,14 +42,28 @@ public final class PartitionProgress {
         inFlight.remove(offset);
     }
 
-    /** The offset to commit: the lowest one not finished. */
+    /**
+     * The offset to commit: the lowest one not finished. With nothing in flight that is past every
+     * offset seen and past the finished ones right after them, which a previous owner may have
+     * finished before this owner read them (they must not be left at the watermark, where the
+     * metadata, holding only offsets above it, would drop them).
+     */
     public long commitOffset() {
-        return inFlight.isEmpty() ? nextOffset : inFlight.first();
+        if (!inFlight.isEmpty()) {
+            return inFlight.first();
+        }
+        long watermark = nextOffset;
+        while (finished.contains(watermark)) {
+            watermark++;
+        }
+        return watermark;
     }
 
     /** The metadata to commit with {@link #commitOffset()}: the offsets finished above it. */
     public String commitMetadata() {
         long committed = commitOffset();
+        // what lies below the watermark is done: keep it done once the finished offsets are dropped
+        nextOffset = Math.max(nextOffset, committed);
         finished.headSet(committed, true).clear();
         return FinishedOffsetsCodec.encode(committed, finished);
     }

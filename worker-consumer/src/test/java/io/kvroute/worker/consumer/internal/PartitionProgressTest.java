@@ -88,6 +88,30 @@ class PartitionProgressTest {
     }
 
     @Test
+    void shouldKeepAPreviousOwnersFinishedOffsetsThatFollowTheLastOneSeenWhenNothingIsInFlight() {
+        PartitionProgress first = new PartitionProgress(10, null);
+        for (long o = 10; o < 14; o++) {
+            first.started(o);
+        }
+        first.finished(12);
+        first.finished(13);
+        PartitionProgress second = new PartitionProgress(first.commitOffset(), first.commitMetadata());
+
+        // the new owner reruns 10 and 11 and finishes them before it has read 12 (its partition paused)
+        second.started(10);
+        second.finished(10);
+        second.started(11);
+        second.finished(11);
+        long committed = second.commitOffset();
+        PartitionProgress third = new PartitionProgress(committed, second.commitMetadata());
+
+        assertThat(committed).isEqualTo(14);
+        assertThat(third.isFinished(12)).as("finished by the first owner, never to run again").isTrue();
+        assertThat(third.isFinished(13)).isTrue();
+        assertThat(second.isFinished(12)).isTrue();
+    }
+
+    @Test
     void shouldAdvanceOverOffsetsThatWereNeverSeen() {
         PartitionProgress progress = new PartitionProgress(10, null);
         progress.started(10);
