@@ -50,18 +50,7 @@ class RouterAppIntegrationTest {
     Path stateDir;
 
     private Map<String, String> settings(String prefix) {
-        Map<String, String> s = new HashMap<>();
-        s.put("bootstrap.servers", TestKafka.bootstrapServers());
-        s.put("schema.registry.url", TestRegistry.url());
-        s.put("kvroute.topic.prefix", prefix);
-        s.put("router.application.id", "router-it-" + UUID.randomUUID());
-        s.put("router.regions", "us-east");
-        s.put("router.state.dir", stateDir.toString());
-        s.put("router.metrics.port", "0");
-        // the test's telemetry is produced once; keep it fresh for the whole test
-        s.put("router.telemetry.ttl.ms", "120000");
-        s.put("router.replace.patience.ms", "240000");
-        return s;
+        return RouterItSettings.of(prefix, stateDir);
     }
 
     @Test
