@@ -138,7 +138,9 @@ public final class WorkerApp implements AutoCloseable {
                     engine, producer, serdes.valueSerde(KvCacheEvent.class).serializer(), clock);
             TelemetryPublisher telemetry = new TelemetryPublisher(config.workerId(), config.region(), config.models(),
                     topics.workerTelemetry().name(), config.telemetryIntervalMs(), engine, dispatch::ownedPartitions,
-                    () -> dispatch.isRunning() ? WorkerStatus.HEALTHY : WorkerStatus.DOWN, kvEvents, producer,
+                    // without its follower a worker no longer sees cancels or re-placements: still serving, not healthy
+                    () -> !dispatch.isRunning() ? WorkerStatus.DOWN
+                            : cancellations.isRunning() ? WorkerStatus.HEALTHY : WorkerStatus.DEGRADED, kvEvents, producer,
                     serdes.valueSerde(WorkerTelemetry.class).serializer(), clock);
 
             kvEvents.publishCleared();

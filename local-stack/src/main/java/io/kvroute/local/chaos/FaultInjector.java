@@ -157,7 +157,11 @@ public final class FaultInjector implements AutoCloseable {
                 if (!done) {
                     done = true;
                     pendingRecoveries.remove(this);
-                    recovery.run();
+                    try {
+                        recovery.run();
+                    } catch (RuntimeException e) {
+                        LOG.error("chaos: a recovery failed: {}", e.toString());
+                    }
                 }
             }
         };

@@ -110,9 +110,10 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
     /**
      * A dispatch record that waited longer than this, or a commit after the loop was frozen or
      * failing for longer, first makes sure no re-placement marker is pending (see DispatchConsumer).
-     * Keep it below the router's {@code router.replace.patience.ms} (default 30 s).
+     * Keep it below the router's {@code router.replace.patience.ms} (default 30 s), by a margin for
+     * clock skew between router and worker; lower costs a short wait per poll during a backlog.
      */
-    public static final long DEFAULT_REPLACEMENT_CHECK_AFTER_MS = 5_000;
+    public static final long DEFAULT_REPLACEMENT_CHECK_AFTER_MS = 20_000;
     public static final int DEFAULT_RETRY_MAX = 2;
     public static final long DEFAULT_RETRY_BACKOFF_MS = 500;
 

@@ -61,12 +61,7 @@ public final class CancellationFollower implements Runnable, AutoCloseable, Canc
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean closing;
 
-    public CancellationFollower(org.apache.kafka.clients.consumer.Consumer<String, byte[]> consumer, String topic,
-                                Consumer<String> onCancel, Duration lookback, LongSupplier clock) {
-        this(consumer, topic, onCancel, (id, attempt) -> { }, null, lookback, clock);
-    }
-
-    /** As above; re-placement markers (decoded with {@code deserializer}) go to {@code onSupersede}. */
+    /** Cancels go to {@code onCancel}; re-placement markers (decoded with {@code deserializer}) go to {@code onSupersede}. */
     public CancellationFollower(org.apache.kafka.clients.consumer.Consumer<String, byte[]> consumer, String topic,
                                 Consumer<String> onCancel, BiConsumer<String, Integer> onSupersede,
                                 Deserializer<CancelRequest> deserializer, Duration lookback, LongSupplier clock) {
@@ -130,6 +125,9 @@ public final class CancellationFollower implements Runnable, AutoCloseable, Canc
             LOG.error("cancellation follower stopped; cancels are no longer applied: {}", e.toString(), e);
         } finally {
             positioned.countDown();
+            synchronized (readUpToMonitor) {
+                readUpToMonitor.notifyAll();
+            }
             try {
                 consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
             } catch (RuntimeException e) {
@@ -220,6 +218,11 @@ public final class CancellationFollower implements Runnable, AutoCloseable, Canc
 
     private boolean reached(Map<TopicPartition, Long> ends) {
         return ends.entrySet().stream().allMatch(e -> consumer.position(e.getKey()) >= e.getValue());
+    }
+
+    /** False once the follower has stopped: from then on no cancel or re-placement marker reaches the worker. */
+    public boolean isRunning() {
+        return stopped.getCount() > 0;
     }
 
     @Override

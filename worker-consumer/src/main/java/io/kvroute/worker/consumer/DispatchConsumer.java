@@ -454,7 +454,12 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
                 RequestRun run = new RequestRun(next, failed.source(), failed.offset(), failed.epoch(), config.chunkTokens(),
                         this::sendChunk, outcomes::add, metrics::tokens, clock, retrierFor(retry.request(), retry.deadlineMs()));
                 partition.runs.put(id, run);
-                engine.submit(retry.request(), run);
+                try {
+                    engine.submit(retry.request(), run);
+                } catch (RuntimeException e) {
+                    LOG.warn("retry of request {} could not be started: {}", id, e.toString());
+                    run.onFailed("worker could not start the retry: " + e.getMessage());
+                }
             }
         }
     }
@@ -475,6 +480,24 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * A run that ended before its re-placement marker was applied (its engine finished while the
+     * process was frozen) still belongs to a voided attempt: its result must not be written.
+     */
+    private Outcome voidIfSuperseded(Outcome o) {
+        if (o.terminal() == null
+                || !superseded.isVoid(o.terminal().getRequestId(), RunAttempt.dispatchAttemptOf(o.terminal().getAttempt()))) {
+            return o;
+        }
+        Owned partition = owned.get(o.source());
+        if (partition != null) {
+            partition.runs.remove(o.terminal().getRequestId());
+        }
+        LOG.info("request {} was placed again elsewhere; the result of its older run on worker {} is dropped",
+                o.terminal().getRequestId(), config.workerId());
+        return Outcome.superseded(o.source(), o.offset(), o.epoch());
     }
 
     private boolean anyWaitedLong(ConsumerRecords<byte[], byte[]> records) {
@@ -570,6 +593,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
             Owned partition = owned.get(o.source());
             return partition == null || partition.epoch != o.epoch();
         });
+        batch.replaceAll(this::voidIfSuperseded);
         List<Outcome> unacked = awaitChunks(batch, force ? FORCED_CHUNK_ACK_WAIT_MS : CHUNK_ACK_WAIT_MS);
         batch.removeAll(unacked);
         retrying.addAll(unacked);

@@ -72,18 +72,19 @@ public final class PoolQuotaEngine implements InferenceEngine {
         delegate.submit(request, listener);
     }
 
-    /** Starts the waiting requests the buckets now cover, oldest first. */
-    void startDue() {
-        while (true) {
-            Waiting next;
-            synchronized (this) {
-                next = waiting.peek();
-                if (next == null || !take(next, clock.getAsLong())) {
-                    return;
-                }
-                waiting.poll();
+    /**
+     * Starts the waiting requests the buckets now cover, oldest first; under the lock, so a cancel
+     * cannot fall between taking a request off the queue and handing it on.
+     */
+    synchronized void startDue() {
+        Waiting next;
+        while ((next = waiting.peek()) != null && take(next, clock.getAsLong())) {
+            waiting.poll();
+            try {
+                delegate.submit(next.request(), next.listener());
+            } catch (RuntimeException e) {
+                next.listener().onFailed("engine refused the request: " + e.getMessage());
             }
-            delegate.submit(next.request(), next.listener());
         }
     }
 

@@ -63,6 +63,27 @@ class WorkerReplacementIntegrationTest {
     }
 
     @Test
+    void shouldDropTheResultOfARunThatEndedBeforeItsMarkerArrivedButWasNotYetCommitted() throws Exception {
+        worker.close();
+        Map<String, String> s = fixture.workerSettings("w-replace-slow-commit");
+        // results wait up to 4 s for their transaction: time for the marker to arrive after the run ended
+        s.put(WorkerConfig.COMMIT_INTERVAL_MS, "4000");
+        worker = WorkerApp.start(Settings.of(s));
+        await().atMost(Duration.ofSeconds(30)).until(() -> worker.ownedPartitions().size() == 1);
+
+        fixture.send(dispatched("ended", 3, 1), System.currentTimeMillis());
+        await().atMost(Duration.ofSeconds(20)).until(() -> !fixture.eventsOf("ended").isEmpty()
+                && worker.engine().snapshot().runningRequests() == 0);
+        fixture.supersede("ended", 2);
+
+        await().during(Duration.ofSeconds(6)).atMost(Duration.ofSeconds(8))
+                .until(() -> fixture.terminalsOf("ended").isEmpty());
+        fixture.send(dispatched("ended", 3, 2), System.currentTimeMillis());
+        await().atMost(Duration.ofSeconds(20)).until(() -> fixture.terminalsOf("ended").size() == 1);
+        assertThat(fixture.terminalsOf("ended").get(0).getAttempt() >>> 16).isEqualTo(2);
+    }
+
+    @Test
     void shouldSkipAVoidedRecordThatWaitedInThePartitionAndGoOnWithTheNext() throws Exception {
         fixture.supersede("stale", 2);
         long longAgo = System.currentTimeMillis() - 60_000;

@@ -5,6 +5,7 @@ import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.ResponseEvent;
 import io.kvroute.schemas.v1.Usage;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -29,6 +30,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ResultTracker implements Processor<String, byte[], Object, Object> {
     private static final Logger LOG = LoggerFactory.getLogger(ResultTracker.class);
+    private static final byte[] CHUNK = ResponseHeaders.CHUNK.getBytes(StandardCharsets.UTF_8);
 
     private final String responsesTopic;
     private final Deserializer<ResponseEvent> deserializer;
@@ -99,7 +101,6 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
     /** Token chunks, the bulk of the topic, say so in a header: skipped without decoding. */
     private static boolean isMarkedChunk(Record<String, byte[]> record) {
         Header header = record.headers().lastHeader(ResponseHeaders.EVENT);
-        return header != null && header.value() != null
-                && ResponseHeaders.CHUNK.equals(new String(header.value(), StandardCharsets.UTF_8));
+        return header != null && Arrays.equals(CHUNK, header.value());
     }
 }

@@ -19,6 +19,7 @@ import io.kvroute.schemas.v1.WorkerTelemetry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -99,6 +100,8 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
     private TelemetryView telemetry;
     private KeyValueStore<String, InferenceRequest> parked;
     private KeyValueStore<String, DispatchedRequest> inFlight;
+    /** Regions of the requests in {@link #inFlight} (and perhaps more): the ones whose silence matters. */
+    private final Set<String> regionsDispatchedTo = new HashSet<>();
     private ReadOnlyKeyValueStore<String, byte[]> cancellations;
     private Cancellable retry;
     private Cancellable replacementCheck;
@@ -139,6 +142,9 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
         this.telemetry = new TelemetryView(context.getStateStore(TopologyNames.TELEMETRY_STORE), telemetryTopic, telemetryDeserializer);
         this.parked = context.getStateStore(TopologyNames.PARKED_STORE);
         this.inFlight = context.getStateStore(TopologyNames.IN_FLIGHT_STORE);
+        try (KeyValueIterator<String, DispatchedRequest> it = inFlight.all()) {
+            it.forEachRemaining(entry -> regionsDispatchedTo.add(entry.value.getRegion()));
+        }
         this.cancellations = context.getStateStore(TopologyNames.CANCELLATIONS_STORE);
         fleet.putAllIfNewer(telemetry.snapshots());
         queue = fairShares.open(context.taskId());
@@ -205,6 +211,7 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
         context.forward(new Record<Object, Object>(id, dispatched, now, new RecordHeaders()), TopologyNames.DISPATCH_SINK);
         context.forward(new Record<Object, Object>(id, decision, now, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
         inFlight.put(id, dispatched);
+        regionsDispatchedTo.add(placement.region());
         metrics.routed(placement.region(), policyName);
         return null;
     }
@@ -282,6 +289,11 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
         Map<String, Long> lastHeard = new HashMap<>();
         for (WorkerSnapshot worker : fleet.all()) {
             lastHeard.merge(worker.region(), worker.observedAtMs(), Math::max);
+        }
+        // the store is scanned only when a region this task dispatched to has gone quiet
+        if (regionsDispatchedTo.stream().allMatch(region -> lastHeard.containsKey(region)
+                && now - lastHeard.get(region) <= replacement.patienceMs())) {
+            return;
         }
         Set<String> silent = new TreeSet<>();
         Map<String, String> replaced = new HashMap<>();
