@@ -15,6 +15,8 @@ public record Rejection(String kind, String message) {
     public static final String UNKNOWN_REGION = "unknown_region";
     public static final String NO_CAPACITY = "no_capacity";
     public static final String DUPLICATE_REQUEST_ID = "duplicate_request_id";
+    /** The record's key is not its request id: its id's claim and its result would land in other partitions. */
+    public static final String KEY_MISMATCH = "key_mismatch";
     /** The request and its tenant allow no region in common. */
     public static final String RESIDENCY = "residency";
     /** Over the tenant's quota (reject mode, or a wait that cannot end before the deadline). */

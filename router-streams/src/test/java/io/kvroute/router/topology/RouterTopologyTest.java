@@ -441,6 +441,22 @@ class RouterTopologyTest {
     }
 
     @Test
+    void shouldRejectARequestWhoseRecordKeyIsNotItsIdWithoutClaimingTheId() {
+        report("east-1", "us-east", List.of(0));
+
+        requests.pipeInput("some-other-key", Records.request("req-k", now()).build());
+        requests.pipeInput("req-k", Records.request("req-k", now()).build());
+
+        ResponseEvent rejected = responses.readValue();
+        assertThat(rejected.getRequestId()).isEqualTo("req-k");
+        assertThat(rejected.getTerminal().getStatus()).isEqualTo(ResponseStatus.REJECTED);
+        assertThat(rejected.getTerminal().getError()).startsWith("key_mismatch");
+        assertThat(dispatchEast.readValue().getRequest().getRequestId()).as("the id stays free for a rightly keyed record")
+                .isEqualTo("req-k");
+        assertThat(responses.isEmpty()).isTrue();
+    }
+
+    @Test
     void shouldRejectADuplicateArrivingWhileTheFirstRunsWithoutTouchingTheFirst() {
         report("east-1", "us-east", List.of(0));
         requests.pipeInput("dup", Records.request("dup", now()).build());

@@ -105,6 +105,12 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
         }
         long now = context.currentSystemTimeMs();
         String id = request.getRequestId() != null && !request.getRequestId().isBlank() ? request.getRequestId() : key;
+        if (key != null && id != null && !key.equals(id)) {
+            // not claimed: the id's claim lives in the partition of its own key, which this is not
+            reject(id, request, new Rejection(Rejection.KEY_MISMATCH, "record key '" + key + "' is not the request id '" + id
+                    + "': key requests by their request id (the client library does)"), record.timestamp(), now);
+            return;
+        }
         if (id != null && isDuplicate(id, request, record.timestamp(), now)) {
             return;
         }

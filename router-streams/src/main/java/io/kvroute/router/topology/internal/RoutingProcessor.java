@@ -254,12 +254,18 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
             }
         }
         Map<String, String> placedIds = new HashMap<>();
+        // placements within one pass only add load: a request that did not fit is not tried again in it
+        Set<String> didNotFit = new HashSet<>();
         while (true) {
             Optional<String> served = queue.serveNext(key -> {
+                if (didNotFit.contains(key)) {
+                    return false;
+                }
                 InferenceRequest request = parked.get(key);
                 String notPlaced = tryPlace(request, 1, "", now);
                 if (notPlaced != null) {
                     whyNotPlaced.put(key, notPlaced);
+                    didNotFit.add(key);
                 } else {
                     placedIds.put(key, request.getRequestId());
                 }
