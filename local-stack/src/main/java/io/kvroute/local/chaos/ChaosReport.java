@@ -53,6 +53,7 @@ public record ChaosReport(
         int dispatchedToSilentRegion,
         int clientDisagreements,
         List<InjectedFault> timeline,
+        List<String> restartedAfterExit,
         double durationSeconds) {
 
     /**
@@ -121,7 +122,14 @@ public record ChaosReport(
         return new ChaosReport(items.size(), poison, faults, skipped, results, lost, duplicated,
                 duplicatedIds.stream().limit(20).toList(), redelivered, dispatchedTwice,
                 replaced, audit.requestsRerun(), audit.deadLetters().size(), poison - poisonMissing.size(), poisonMissing.stream().limit(20).toList(),
-                dispatchedToSilentRegion(audit, injected, telemetryTtlMs), disagreements, List.copyOf(injected), durationSeconds);
+                dispatchedToSilentRegion(audit, injected, telemetryTtlMs), disagreements, List.copyOf(injected), List.of(), durationSeconds);
+    }
+
+    /** The same verdict, noting the processes that exited on their own and were started again by the run's supervisor. */
+    public ChaosReport withRestartedAfterExit(List<String> names) {
+        return new ChaosReport(requests, poison, faults, faultsSkipped, results, lost, duplicatedResults, duplicatedIds,
+                redeliveredTerminals, dispatchedTwice, replaced, requestsRerun, dlq, poisonInDlq, poisonMissingFromDlq,
+                dispatchedToSilentRegion, clientDisagreements, timeline, List.copyOf(names), durationSeconds);
     }
 
     /** The response rule: the first terminal of the highest attempt. */
@@ -189,6 +197,7 @@ public record ChaosReport(
             events.add(event);
         });
         json.put("timeline", events);
+        json.put("restarted_after_exit", restartedAfterExit);
         json.put("passed", passed());
         json.put("duration_s", Math.round(durationSeconds * 10) / 10.0);
         return json;
@@ -217,6 +226,9 @@ public record ChaosReport(
         out.printf("  %-26s %d (poison in it: %d of %d)%n", "dead letters", dlq, poisonInDlq, poison);
         out.printf("  %-26s %d%n", "sent to a silent region", dispatchedToSilentRegion);
         out.printf("  %-26s %d%n", "client disagreements", clientDisagreements);
+        if (!restartedAfterExit.isEmpty()) {
+            out.printf("  %-26s %s%n", "exited, restarted", restartedAfterExit);
+        }
         out.printf("  %-26s %.1f s%n", "duration", durationSeconds);
         out.printf("  %-26s %s%n", "verdict", passed() ? "PASSED" : "FAILED");
         out.println("  ------------------------------------------------");

@@ -85,16 +85,19 @@ public final class ChaosRun {
                         options.poisonFraction(), options.seed());
                 Map<String, ResponseStatus> clientResults = new HashMap<>();
                 List<InjectedFault> injected;
+                List<String> restarted;
                 try (FaultInjector injector = new FaultInjector(processes, broker, options.timings(), options.seed(), System::currentTimeMillis)) {
                     long sendMs = items.isEmpty() ? 0 : items.get(items.size() - 1).atMs();
                     FaultPlan plan = FaultPlan.generate(options.faults(), sendMs / 10, sendMs * 8 / 10, options.seed());
                     sendAndDrain(broker.bootstrapServers(), registry.url(), topics, items, plan, injector, clientResults);
+                    restarted = injector.restartedAfterExit();
                     injected = injector.finish();
                 }
                 progress.println("kvroute chaos: auditing the topics...");
                 TopicAudit audit = TopicAudit.read(broker.bootstrapServers(), Serdes.forRegistryUrl(registry.url()), topics,
                         regions(options.fleet()), Duration.ofMinutes(2));
-                return ChaosReport.of(items, audit, injected, clientResults, telemetryTtlMs, (System.nanoTime() - startedNs) / 1e9);
+                return ChaosReport.of(items, audit, injected, clientResults, telemetryTtlMs, (System.nanoTime() - startedNs) / 1e9)
+                        .withRestartedAfterExit(restarted);
             }
         }
     }
@@ -123,6 +126,7 @@ public final class ChaosRun {
             Map<String, CompletableFuture<Completion>> futures = new HashMap<>();
             long startNs = System.nanoTime();
             injector.schedule(plan);
+            injector.superviseProcesses();
             long lastReportNs = startNs;
             for (ChaosWorkload.Item item : items) {
                 long waitNs = startNs + TimeUnit.MILLISECONDS.toNanos(item.atMs()) - System.nanoTime();

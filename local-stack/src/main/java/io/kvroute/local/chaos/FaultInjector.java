@@ -5,8 +5,10 @@ import io.kvroute.local.stack.ServiceProcess;
 import io.kvroute.local.stack.ServiceProcesses;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -42,6 +44,8 @@ public final class FaultInjector implements AutoCloseable {
         return t;
     });
     private final List<InjectedFault> injected = new ArrayList<>();
+    private final Set<ServiceProcess> downByFault = new HashSet<>();
+    private final List<String> restartedAfterExit = new ArrayList<>();
     private final List<Runnable> pendingRecoveries = new ArrayList<>();
 
     public FaultInjector(ServiceProcesses processes, LocalKafkaBroker broker, Timings timings, long seed, LongSupplier clock) {
@@ -50,6 +54,35 @@ public final class FaultInjector implements AutoCloseable {
         this.timings = timings;
         this.random = new SplittableRandom(seed);
         this.clock = clock;
+    }
+
+    /**
+     * Restarts, as a deployment's supervisor would (systemd, Kubernetes), any process that exited on
+     * its own rather than by an injected fault; checked every second on the fault thread.
+     */
+    public void superviseProcesses() {
+        thread.scheduleWithFixedDelay(() -> {
+            for (ServiceProcess process : processes.all()) {
+                if (!process.isRunning() && !process.isPaused() && !downByFault.contains(process)) {
+                    LOG.warn("chaos: {} exited on its own; starting it again", process.name());
+                    try {
+                        process.start();
+                        restartedAfterExit.add(process.name());
+                    } catch (RuntimeException e) {
+                        LOG.error("chaos: restarting {} failed: {}", process.name(), e.toString());
+                    }
+                }
+            }
+        }, 1, 1, TimeUnit.SECONDS);
+    }
+
+    /** Processes that exited on their own and were started again (names, in order). */
+    public List<String> restartedAfterExit() {
+        try {
+            return thread.submit(() -> List.copyOf(restartedAfterExit)).get(2, TimeUnit.MINUTES);
+        } catch (Exception e) {
+            return List.copyOf(restartedAfterExit);
+        }
     }
 
     /** Schedules every fault of {@code plan} relative to now. */
@@ -92,10 +125,12 @@ public final class FaultInjector implements AutoCloseable {
             return false;
         }
         LOG.info("chaos: kill -9 {} (pid {})", target.name(), target.pid());
+        downByFault.add(target);
         target.kill();
         int index = record(new InjectedFault(kind, target.name(), clock.getAsLong(), 0));
         recoverLater(timings.restartDelay(), () -> {
             LOG.info("chaos: starting {} again", target.name());
+            downByFault.remove(target);
             target.start();
             recovered(index);
         });
