@@ -2,12 +2,9 @@ package io.kvroute.router.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvroute.schemas.topics.RunAttempt;
 import io.kvroute.schemas.v1.InferenceRequest;
 import io.kvroute.schemas.v1.Priority;
-import io.kvroute.schemas.v1.ResponseEvent;
-import io.kvroute.schemas.v1.ResponseStatus;
-import io.kvroute.schemas.v1.TerminalResult;
-import io.kvroute.schemas.v1.Usage;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -100,23 +97,10 @@ class FairnessTopologyTest {
         park("b-2", "tenant-b", Priority.BATCH);
         park("b-3", "tenant-b", Priority.BATCH);
         // a-1 generated far more than its max tokens' worth was charged when it was served
-        harness.responsesIn.pipeInput("a-1", terminal("a-1", 150, 10_000));
+        harness.responsesIn.pipeInput("a-1", harness.completed("a-1", RunAttempt.of(1, 1), 150, 10_000));
         reportEast();
         harness.advance(100);
 
         assertThat(harness.dispatchedIds("us-east")).containsExactly("b-2", "b-3", "a-2", "a-3");
-    }
-
-    private ResponseEvent terminal(String id, int promptTokens, int completionTokens) {
-        return ResponseEvent.newBuilder()
-                .setRequestId(id)
-                .setAttempt((1 << 16) | 1)
-                .setSequence(1)
-                .setTerminal(TerminalResult.newBuilder()
-                        .setStatus(ResponseStatus.COMPLETED)
-                        .setUsage(Usage.newBuilder().setPromptTokens(promptTokens).setCompletionTokens(completionTokens).build())
-                        .build())
-                .setProducedAtMs(harness.now())
-                .build();
     }
 }

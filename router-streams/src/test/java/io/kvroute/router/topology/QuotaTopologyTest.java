@@ -3,13 +3,12 @@ package io.kvroute.router.topology;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.schemas.topics.RunAttempt;
 import io.kvroute.schemas.v1.DecisionOutcome;
 import io.kvroute.schemas.v1.InferenceRequest;
 import io.kvroute.schemas.v1.ResponseEvent;
 import io.kvroute.schemas.v1.ResponseStatus;
 import io.kvroute.schemas.v1.RoutingDecision;
-import io.kvroute.schemas.v1.TerminalResult;
-import io.kvroute.schemas.v1.Usage;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -143,7 +142,7 @@ class QuotaTopologyTest {
         harness.send(request("small-2", "acme").build());
         assertThat(harness.dispatchedIds("us-east")).containsExactly("big");
 
-        harness.responsesIn.pipeInput("big", terminal("big", 150, 10));
+        harness.responsesIn.pipeInput("big", harness.completed("big", RunAttempt.of(1, 1), 150, 10));
         harness.advance(4_000);
         reportEast();
         harness.advance(100);
@@ -180,18 +179,5 @@ class QuotaTopologyTest {
                 .extracting(node -> node.name()).contains("kvroute-admission-source", "kvroute-admission")
                 .doesNotContain("kvroute-request-router"));
         assertThat(description.toString()).contains(harness.config.admissionTopic(), harness.config.admittedTopic());
-    }
-
-    private ResponseEvent terminal(String id, int promptTokens, int completionTokens) {
-        return ResponseEvent.newBuilder()
-                .setRequestId(id)
-                .setAttempt((1 << 16) | 1)
-                .setSequence(1)
-                .setTerminal(TerminalResult.newBuilder()
-                        .setStatus(ResponseStatus.COMPLETED)
-                        .setUsage(Usage.newBuilder().setPromptTokens(promptTokens).setCompletionTokens(completionTokens).build())
-                        .build())
-                .setProducedAtMs(harness.now())
-                .build();
     }
 }

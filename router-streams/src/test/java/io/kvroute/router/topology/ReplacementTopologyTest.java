@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.schemas.topics.ResponseHeaders;
+import io.kvroute.schemas.topics.RunAttempt;
 import io.kvroute.schemas.v1.CancelRequest;
 import io.kvroute.schemas.v1.DecisionOutcome;
 import io.kvroute.schemas.v1.DispatchedRequest;
@@ -11,8 +12,6 @@ import io.kvroute.schemas.v1.InferenceRequest;
 import io.kvroute.schemas.v1.ResponseEvent;
 import io.kvroute.schemas.v1.ResponseStatus;
 import io.kvroute.schemas.v1.RoutingDecision;
-import io.kvroute.schemas.v1.TerminalResult;
-import io.kvroute.schemas.v1.Usage;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -109,7 +108,7 @@ class ReplacementTopologyTest {
     @Test
     void shouldNotReplaceARequestWhoseResultIsOnTheResponsesTopic() {
         dispatchToEastThenStartWest(Records.request("req-1", now()).build());
-        harness.responsesIn.pipeInput("req-1", terminal("req-1", (1 << 16) | 1));
+        harness.responsesIn.pipeInput("req-1", harness.completed("req-1", RunAttempt.of(1, 1), 150, 3));
 
         advanceReporting(PATIENCE_MS * 2, "west-1");
 
@@ -123,7 +122,7 @@ class ReplacementTopologyTest {
         RecordHeaders chunkHeader = new RecordHeaders();
         chunkHeader.add(ResponseHeaders.EVENT, ResponseHeaders.CHUNK.getBytes(StandardCharsets.UTF_8));
         // a terminal wrongly marked as a chunk shows the header alone decides: the request stays in flight
-        harness.responsesIn.pipeInput(new TestRecord<>("req-1", terminal("req-1", (1 << 16) | 1), chunkHeader));
+        harness.responsesIn.pipeInput(new TestRecord<>("req-1", harness.completed("req-1", RunAttempt.of(1, 1), 150, 3), chunkHeader));
 
         advanceReporting(PATIENCE_MS * 2, "west-1");
 
@@ -170,18 +169,5 @@ class ReplacementTopologyTest {
 
         assertThat(dispatchEast.readValue().getRequest().getRequestId()).isEqualTo("req-1");
         assertThat(responses.isEmpty()).isTrue();
-    }
-
-    private ResponseEvent terminal(String id, int attempt) {
-        return ResponseEvent.newBuilder()
-                .setRequestId(id)
-                .setAttempt(attempt)
-                .setSequence(3)
-                .setTerminal(TerminalResult.newBuilder()
-                        .setStatus(ResponseStatus.COMPLETED)
-                        .setUsage(Usage.newBuilder().setPromptTokens(150).setCompletionTokens(3).setCachedTokens(0).build())
-                        .build())
-                .setProducedAtMs(now())
-                .build();
     }
 }

@@ -8,7 +8,10 @@ import io.kvroute.schemas.v1.CancelRequest;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.InferenceRequest;
 import io.kvroute.schemas.v1.ResponseEvent;
+import io.kvroute.schemas.v1.ResponseStatus;
 import io.kvroute.schemas.v1.RoutingDecision;
+import io.kvroute.schemas.v1.TerminalResult;
+import io.kvroute.schemas.v1.Usage;
 import io.kvroute.schemas.v1.WorkerTelemetry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
@@ -99,6 +102,20 @@ final class TopologyHarness implements AutoCloseable {
 
     void send(InferenceRequest request) {
         requests.pipeInput(request.getRequestId(), request);
+    }
+
+    /** A worker's COMPLETED terminal for {@code id}, as the responses topic carries it. */
+    ResponseEvent completed(String id, int attempt, int promptTokens, int completionTokens) {
+        return ResponseEvent.newBuilder()
+                .setRequestId(id)
+                .setAttempt(attempt)
+                .setSequence(1)
+                .setTerminal(TerminalResult.newBuilder()
+                        .setStatus(ResponseStatus.COMPLETED)
+                        .setUsage(Usage.newBuilder().setPromptTokens(promptTokens).setCompletionTokens(completionTokens).build())
+                        .build())
+                .setProducedAtMs(now())
+                .build();
     }
 
     @Override

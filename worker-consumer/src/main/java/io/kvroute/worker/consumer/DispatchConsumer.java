@@ -3,6 +3,7 @@ package io.kvroute.worker.consumer;
 import io.kvroute.schemas.registry.SchemaRegistryException;
 import io.kvroute.schemas.topics.DeadLetterHeaders;
 import io.kvroute.schemas.topics.ResponseHeaders;
+import io.kvroute.schemas.topics.RunAttempt;
 import io.kvroute.schemas.topics.KvrouteTopics;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.InferenceRequest;
@@ -15,7 +16,6 @@ import io.kvroute.worker.consumer.internal.PartitionProgress;
 import io.kvroute.worker.consumer.internal.RecentlyCancelled;
 import io.kvroute.worker.consumer.internal.SupersededAttempts;
 import io.kvroute.worker.consumer.internal.RequestRun;
-import io.kvroute.worker.consumer.internal.RunAttempt;
 import io.kvroute.worker.consumer.internal.ResponseEvents;
 import io.kvroute.worker.engine.EnginePrompt;
 import io.kvroute.worker.engine.EngineFailure;
@@ -664,15 +664,12 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
     }
 
     /**
-     * Readers end a request at its terminal event, so its last chunk is acknowledged first (the
-     * idempotent producer keeps a key's chunks in order, so earlier ones are then written too).
-     * A chunk that cannot be delivered does not hold the terminal back: readers see the gap.
-     */
-    /**
      * Waits, at most {@code waitMs} in all and before any transaction is open, for the last token
-     * chunk of each outcome to be acknowledged, so a terminal is never visible before its chunks.
-     * Returns the outcomes still unacknowledged; they wait for a later commit (the producer's
-     * delivery timeout bounds how long). A chunk that failed is logged and its terminal written.
+     * chunk of each outcome to be acknowledged: readers end a request at its terminal event, so a
+     * terminal is never visible before its chunks (the idempotent producer keeps a key's chunks in
+     * order, so earlier ones are then written too). Returns the outcomes still unacknowledged; they
+     * wait for a later commit (the producer's delivery timeout bounds how long). A chunk that failed
+     * is logged and its terminal written: readers see the gap.
      */
     private static List<Outcome> awaitChunks(List<Outcome> batch, long waitMs) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);

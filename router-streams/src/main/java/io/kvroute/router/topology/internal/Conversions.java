@@ -145,7 +145,8 @@ public final class Conversions {
         return request.getPrefixBlockHashes() == null ? 0 : request.getPrefixBlockHashes().size();
     }
 
-    private static String nullToEmpty(String s) {
+    /** Tenant and model fields are optional in requests and required in decisions: absent becomes empty. */
+    static String nullToEmpty(String s) {
         return s == null ? "" : s;
     }
 }

@@ -73,7 +73,7 @@ public final class FairShares {
          */
         private static String flow(InferenceRequest request) {
             List<String> regions = request.getAllowedRegions() == null ? List.of() : request.getAllowedRegions();
-            return nullToEmpty(request.getTenant()) + '\u0000' + request.getModel() + '\u0000' + new TreeSet<>(regions);
+            return Conversions.nullToEmpty(request.getTenant()) + '\u0000' + request.getModel() + '\u0000' + new TreeSet<>(regions);
         }
 
         private static LatencyClass latencyClass(InferenceRequest request) {
@@ -92,10 +92,6 @@ public final class FairShares {
             if (served != null) {
                 queue.settle(served, promptTokens, outputTokens);
             }
-        }
-
-        private static String nullToEmpty(String s) {
-            return s == null ? "" : s;
         }
     }
 }

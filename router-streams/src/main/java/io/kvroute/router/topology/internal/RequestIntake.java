@@ -126,7 +126,7 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
                 request.setAllowedRegions(new ArrayList<>(new TreeSet<>(constrained.get().allowedRegions())));
             }
             // admission is partitioned by tenant, so that one task owns each tenant's quota
-            String forwardKey = next.equals(TopologyNames.ADMISSION_REQUEST_SINK) ? nullToEmpty(request.getTenant()) : id;
+            String forwardKey = next.equals(TopologyNames.ADMISSION_REQUEST_SINK) ? Conversions.nullToEmpty(request.getTenant()) : id;
             context.forward(new Record<Object, Object>(forwardKey, request, record.timestamp(), new RecordHeaders()), next);
             return;
         }
@@ -199,10 +199,6 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
         }
     }
 
-
-    private static String nullToEmpty(String s) {
-        return s == null ? "" : s;
-    }
 
     private static String truncate(String s) {
         return s.length() <= MAX_ERROR_CHARS ? s : s.substring(0, MAX_ERROR_CHARS) + "...";

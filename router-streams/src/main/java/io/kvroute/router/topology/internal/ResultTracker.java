@@ -1,6 +1,7 @@
 package io.kvroute.router.topology.internal;
 
 import io.kvroute.schemas.topics.ResponseHeaders;
+import io.kvroute.schemas.topics.RunAttempt;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.ResponseEvent;
 import io.kvroute.schemas.v1.Usage;
@@ -94,7 +95,7 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
      * attempt they answer.
      */
     static boolean endsDispatchAttempt(int terminalAttempt, int dispatchAttempt) {
-        int dispatchPart = terminalAttempt >>> 16;
+        int dispatchPart = RunAttempt.dispatchAttemptOf(terminalAttempt);
         return dispatchPart == 0 || dispatchPart >= dispatchAttempt;
     }
 

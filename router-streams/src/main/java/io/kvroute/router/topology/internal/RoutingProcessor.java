@@ -8,6 +8,7 @@ import io.kvroute.router.routing.RouteRequest;
 import io.kvroute.router.routing.Router;
 import io.kvroute.router.routing.RoutingResult;
 import io.kvroute.router.routing.WorkerSnapshot;
+import io.kvroute.schemas.topics.RunAttempt;
 import io.kvroute.schemas.v1.CancelRequest;
 import io.kvroute.schemas.v1.DecisionOutcome;
 import io.kvroute.schemas.v1.DispatchedRequest;
@@ -340,7 +341,7 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
             // the user's cancel stops the old run if its region comes back; the answer cannot wait for that
             ResponseEvent cancelled = Conversions.terminal(id, request, ResponseStatus.CANCELLED,
                     "cancelled while its region was silent (" + why + ")", now);
-            cancelled.setAttempt(next << 16);
+            cancelled.setAttempt(RunAttempt.routerAnswer(next));
             context.forward(new Record<Object, Object>(id, cancelled, now, new RecordHeaders()), TopologyNames.RESPONSES_SINK);
             inFlight.delete(id);
             releaseQuota(request, now);
@@ -350,7 +351,7 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
             String reason = "deadline " + request.getDeadlineMs() + " passed while its region was silent (" + why + ")";
             supersede(id, next, reason, now);
             ResponseEvent expired = Conversions.terminal(id, request, ResponseStatus.EXPIRED, reason, now);
-            expired.setAttempt(next << 16);
+            expired.setAttempt(RunAttempt.routerAnswer(next));
             context.forward(new Record<Object, Object>(id, expired, now, new RecordHeaders()), TopologyNames.RESPONSES_SINK);
             RoutingDecision decision = Conversions.refusedDecision(id, request, DecisionOutcome.NO_CAPACITY, policyName, 0,
                     "expired: " + reason, now);
@@ -409,14 +410,10 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
         releaseQuota(request, now);
     }
 
-    private static String nullToEmpty(String s) {
-        return s == null ? "" : s;
-    }
-
     /** Returns the quota reservation of a request answered without running it. */
     private void releaseQuota(InferenceRequest request, long now) {
         if (releaseQuotas) {
-            String tenant = nullToEmpty(request.getTenant());
+            String tenant = Conversions.nullToEmpty(request.getTenant());
             context.forward(new Record<Object, Object>(tenant, QuotaSettlement.release(request.getRequestId(), tenant), now,
                     new RecordHeaders()), TopologyNames.ADMISSION_SETTLE_SINK);
         }

@@ -1,5 +1,6 @@
 package io.kvroute.worker.consumer.internal;
 
+import io.kvroute.schemas.topics.RunAttempt;
 import io.kvroute.schemas.v1.ResponseEvent;
 import io.kvroute.worker.engine.EngineFailure;
 import io.kvroute.worker.engine.EngineListener;

@@ -1,11 +1,12 @@
-package io.kvroute.worker.consumer.internal;
+package io.kvroute.schemas.topics;
 
 /**
  * The attempt number a worker stamps on a run's response events. Readers keep only the highest
  * attempt of a request, so a re-run must outrank every earlier run, including one a dead worker
  * streamed part of: the router's dispatch attempt (a re-placement raises it) fills the high bits
  * and the region consumer group's generation (every rebalance raises it, and a record is only run
- * again after one) the low 16 bits.
+ * again after one) the low 16 bits. Part of the responses topic's contract: workers stamp it, the
+ * router answers with it, readers rank by it.
  */
 public final class RunAttempt {
     static final int GENERATION_BITS = 16;
@@ -17,6 +18,11 @@ public final class RunAttempt {
     /** The router's dispatch attempt inside a run attempt. */
     public static int dispatchAttemptOf(int runAttempt) {
         return runAttempt >>> GENERATION_BITS;
+    }
+
+    /** The attempt of the router's own answer for dispatch attempt {@code dispatchAttempt}: above every run of the ones before. */
+    public static int routerAnswer(int dispatchAttempt) {
+        return of(dispatchAttempt, 0);
     }
 
     public static int of(int dispatchAttempt, int groupGeneration) {

@@ -1,4 +1,4 @@
-package io.kvroute.worker.consumer.internal;
+package io.kvroute.schemas.topics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
