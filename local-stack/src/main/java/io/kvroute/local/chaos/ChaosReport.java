@@ -54,6 +54,7 @@ public record ChaosReport(
         int clientDisagreements,
         List<InjectedFault> timeline,
         List<String> restartedAfterExit,
+        List<String> hangingTransactionsAborted,
         double durationSeconds) {
 
     /**
@@ -122,14 +123,19 @@ public record ChaosReport(
         return new ChaosReport(items.size(), poison, faults, skipped, results, lost, duplicated,
                 duplicatedIds.stream().limit(20).toList(), redelivered, dispatchedTwice,
                 replaced, audit.requestsRerun(), audit.deadLetters().size(), poison - poisonMissing.size(), poisonMissing.stream().limit(20).toList(),
-                dispatchedToSilentRegion(audit, injected, telemetryTtlMs), disagreements, List.copyOf(injected), List.of(), durationSeconds);
+                dispatchedToSilentRegion(audit, injected, telemetryTtlMs), disagreements, List.copyOf(injected), List.of(), List.of(), durationSeconds);
     }
 
     /** The same verdict, noting the processes that exited on their own and were started again by the run's supervisor. */
-    public ChaosReport withRestartedAfterExit(List<String> names) {
+    /**
+     * Adds what the run's operator did: processes that exited on their own and were started again,
+     * and transactions left hanging by the broker that were aborted.
+     */
+    public ChaosReport withOperatorActions(List<String> restarted, List<String> abortedTransactions) {
         return new ChaosReport(requests, poison, faults, faultsSkipped, results, lost, duplicatedResults, duplicatedIds,
                 redeliveredTerminals, dispatchedTwice, replaced, requestsRerun, dlq, poisonInDlq, poisonMissingFromDlq,
-                dispatchedToSilentRegion, clientDisagreements, timeline, List.copyOf(names), durationSeconds);
+                dispatchedToSilentRegion, clientDisagreements, timeline, List.copyOf(restarted), List.copyOf(abortedTransactions),
+                durationSeconds);
     }
 
     /** The response rule: the first terminal of the highest attempt. */
@@ -198,6 +204,7 @@ public record ChaosReport(
         });
         json.put("timeline", events);
         json.put("restarted_after_exit", restartedAfterExit);
+        json.put("hanging_transactions_aborted", hangingTransactionsAborted);
         json.put("passed", passed());
         json.put("duration_s", Math.round(durationSeconds * 10) / 10.0);
         return json;
@@ -228,6 +235,9 @@ public record ChaosReport(
         out.printf("  %-26s %d%n", "client disagreements", clientDisagreements);
         if (!restartedAfterExit.isEmpty()) {
             out.printf("  %-26s %s%n", "exited, restarted", restartedAfterExit);
+        }
+        if (!hangingTransactionsAborted.isEmpty()) {
+            out.printf("  %-26s %s%n", "hanging txns aborted", hangingTransactionsAborted);
         }
         out.printf("  %-26s %.1f s%n", "duration", durationSeconds);
         out.printf("  %-26s %s%n", "verdict", passed() ? "PASSED" : "FAILED");

@@ -5,6 +5,7 @@ import io.kvroute.ingress.client.ClientConfig;
 import io.kvroute.ingress.client.Completion;
 import io.kvroute.ingress.client.KvrouteClient;
 import io.kvroute.ingress.client.SubmitRequest;
+import io.kvroute.local.stack.HangingTransactionWatch;
 import io.kvroute.local.stack.KvrouteServices;
 import io.kvroute.local.stack.LocalKafkaBroker;
 import io.kvroute.local.stack.ServiceProcesses;
@@ -57,6 +58,10 @@ public final class ChaosRun {
             "router.replace.patience.ms", "8000",
             "worker.replacement.check.after.ms", "3000");
 
+    /** Beyond the producers' 10 s transaction timeout, before an open transaction counts as hanging. */
+    private static final Duration TRANSACTION_GRACE = Duration.ofSeconds(10);
+    private static final Duration TRANSACTION_SWEEP_EVERY = Duration.ofSeconds(5);
+
     private final Options options;
     private final PrintStream progress;
 
@@ -86,18 +91,22 @@ public final class ChaosRun {
                 Map<String, ResponseStatus> clientResults = new HashMap<>();
                 List<InjectedFault> injected;
                 List<String> restarted;
-                try (FaultInjector injector = new FaultInjector(processes, broker, options.timings(), options.seed(), System::currentTimeMillis)) {
+                List<String> abortedTransactions;
+                try (HangingTransactionWatch transactions = new HangingTransactionWatch(broker.bootstrapServers(), TRANSACTION_GRACE)
+                        .start(TRANSACTION_SWEEP_EVERY);
+                     FaultInjector injector = new FaultInjector(processes, broker, options.timings(), options.seed(), System::currentTimeMillis)) {
                     long sendMs = items.isEmpty() ? 0 : items.get(items.size() - 1).atMs();
                     FaultPlan plan = FaultPlan.generate(options.faults(), sendMs / 10, sendMs * 8 / 10, options.seed());
                     sendAndDrain(broker.bootstrapServers(), registry.url(), topics, items, plan, injector, clientResults);
                     restarted = injector.restartedAfterExit();
+                    abortedTransactions = transactions.aborted();
                     injected = injector.finish();
                 }
                 progress.println("kvroute chaos: auditing the topics...");
                 TopicAudit audit = TopicAudit.read(broker.bootstrapServers(), Serdes.forRegistryUrl(registry.url()), topics,
                         regions(options.fleet()), Duration.ofMinutes(2));
                 return ChaosReport.of(items, audit, injected, clientResults, telemetryTtlMs, (System.nanoTime() - startedNs) / 1e9)
-                        .withRestartedAfterExit(restarted);
+                        .withOperatorActions(restarted, abortedTransactions);
             }
         }
     }

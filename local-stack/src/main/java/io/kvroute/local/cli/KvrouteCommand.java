@@ -27,6 +27,7 @@ import picocli.CommandLine.Parameters;
             KvrouteCommand.Router.class,
             KvrouteCommand.Worker.class,
             TopicsCommand.class,
+            TransactionsCommand.class,
             SubmitCommand.class,
             CollectCommand.class,
             DecisionsCommand.class,

@@ -109,7 +109,12 @@ public final class LocalKafkaBroker implements AutoCloseable {
                     "appender.out.type = Console",
                     "appender.out.name = OUT",
                     "appender.out.layout.type = PatternLayout",
-                    "appender.out.layout.pattern = %d %p %c{1} %m%n", ""));
+                    "appender.out.layout.pattern = %d %p %c{1} %m%n",
+                    // transactions and group offsets are what a crash leaves pending: log their recovery
+                    "logger.txn.name = kafka.coordinator.transaction",
+                    "logger.txn.level = INFO",
+                    "logger.group.name = org.apache.kafka.coordinator.group",
+                    "logger.group.level = INFO", ""));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

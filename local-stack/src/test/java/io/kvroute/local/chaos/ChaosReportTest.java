@@ -36,6 +36,16 @@ class ChaosReportTest {
     }
 
     @Test
+    void shouldReportWhatTheOperatorDidInTheJson() {
+        ChaosReport report = ChaosReport.of(items, auditWhereEveryRecordHasOneResult(), List.of(), null, 2_000, 1.0)
+                .withOperatorActions(List.of("worker-ap-south-1"), List.of("kvroute.responses-2 producer 13/6 open since offset 95"));
+
+        assertThat(report.toJson()).containsEntry("restarted_after_exit", List.of("worker-ap-south-1"))
+                .containsEntry("hanging_transactions_aborted", List.of("kvroute.responses-2 producer 13/6 open since offset 95"));
+        assertThat(report.passed()).as("what an operator does is reported, not a failure").isTrue();
+    }
+
+    @Test
     void shouldCountARequestWithoutATerminalAsLost() {
         TopicAudit audit = auditWhereEveryRecordHasOneResult();
         audit.terminals().remove(items.get(0).requestId());

@@ -788,7 +788,14 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
             if (partitions.isEmpty()) {
                 return;
             }
-            Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(new HashSet<>(partitions));
+            Map<TopicPartition, OffsetAndMetadata> committed;
+            try {
+                committed = consumer.committed(new HashSet<>(partitions));
+            } catch (org.apache.kafka.common.errors.TimeoutException e) {
+                throw new IllegalStateException("worker " + config.workerId() + " cannot read the committed offsets of "
+                        + partitions + ": the group's offsets partition may hold a hanging transaction (list and abort it with "
+                        + "`kvroute transactions --abort`); stopping so that a restart tries again", e);
+            }
             for (TopicPartition tp : partitions) {
                 OffsetAndMetadata c = committed.get(tp);
                 PartitionProgress progress = c == null

@@ -1,0 +1,79 @@
+package io.kvroute.local.stack;
+
+import io.kvroute.platform.kafka.transactions.HangingTransactionRule;
+import io.kvroute.platform.kafka.transactions.HangingTransactions;
+import io.kvroute.platform.kafka.transactions.OpenTransaction;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An operator's watch over the broker's transactions: every few seconds, aborts any transaction
+ * a partition holds open that its coordinator will never end (see {@link HangingTransactionRule}
+ * for when that happens). Without it one such transaction stalls every {@code read_committed}
+ * reader of its partition, and a consumer group whose offsets it holds cannot start, for good.
+ */
+public final class HangingTransactionWatch implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(HangingTransactionWatch.class);
+    /** Kafka's default {@code transaction.max.timeout.ms}: the longest any producer may keep a transaction. */
+    public static final long BROKER_MAX_TRANSACTION_TIMEOUT_MS = 900_000;
+
+    private final Admin admin;
+    private final HangingTransactions transactions;
+    private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "hanging-transaction-watch");
+        t.setDaemon(true);
+        return t;
+    });
+    private final List<OpenTransaction> aborted = new ArrayList<>();
+
+    public HangingTransactionWatch(String bootstrapServers, Duration grace) {
+        this.admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000));
+        this.transactions = new HangingTransactions(admin,
+                new HangingTransactionRule(grace.toMillis(), BROKER_MAX_TRANSACTION_TIMEOUT_MS), System::currentTimeMillis);
+    }
+
+    public HangingTransactionWatch start(Duration every) {
+        thread.scheduleWithFixedDelay(this::sweep, every.toMillis(), every.toMillis(), TimeUnit.MILLISECONDS);
+        return this;
+    }
+
+    private void sweep() {
+        try {
+            List<OpenTransaction> now = transactions.abortHanging();
+            synchronized (aborted) {
+                aborted.addAll(now);
+            }
+        } catch (RuntimeException e) {
+            // the broker may be down (restarting): the next sweep tries again
+            LOG.debug("hanging-transaction sweep failed: {}", e.toString());
+        }
+    }
+
+    /** The transactions aborted so far, as "partition producer id/epoch open since offset N". */
+    public List<String> aborted() {
+        synchronized (aborted) {
+            return aborted.stream().map(OpenTransaction::toString).toList();
+        }
+    }
+
+    @Override
+    public void close() {
+        thread.shutdownNow();
+        try {
+            thread.awaitTermination(35, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        admin.close(Duration.ofSeconds(5));
+    }
+}
