@@ -23,6 +23,8 @@ public final class RouterMetrics {
     public static final String REQUESTS_DEAD_LETTERED = PREFIX + "requests.dead.lettered";
     public static final String REQUESTS_PARKED = PREFIX + "requests.parked";
     public static final String REQUESTS_REPLACED = PREFIX + "requests.replaced";
+    /** Dispatched requests the router stopped tracking because no result came within the dedup retention. */
+    public static final String REQUESTS_FORGOTTEN = PREFIX + "requests.forgotten";
     /** Requests over their tenant's quota, tagged by tenant and action (wait or reject). */
     public static final String REQUESTS_THROTTLED = PREFIX + "requests.throttled";
     /** Requests waiting in admission for their tenant's quota to refill. */
@@ -100,6 +102,11 @@ public final class RouterMetrics {
     /** A dispatched request placed again because its region ({@code fromRegion}) went silent. */
     public void replaced(String fromRegion) {
         registry.counter(REQUESTS_REPLACED, TAG_REGION, fromRegion).increment();
+    }
+
+    /** A dispatched request whose result never came, no longer tracked (so never re-placed). */
+    public void forgotten() {
+        registry.counter(REQUESTS_FORGOTTEN).increment();
     }
 
     /** A request over its tenant's quota; {@code action} is wait or reject. Tenant names are tags, never prompts. */

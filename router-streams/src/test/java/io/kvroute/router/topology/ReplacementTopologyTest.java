@@ -27,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** Re-placement of dispatched, unfinished requests when their region goes silent. */
 class ReplacementTopologyTest {
     private static final long PATIENCE_MS = 10_000;
+    private static final long DEDUP_RETENTION_MS = 60_000;
 
     @TempDir
     Path stateDir;
@@ -157,6 +158,25 @@ class ReplacementTopologyTest {
         assertThat(cancellations.readValue().getSupersedesBelowAttempt()).isEqualTo(2);
         assertThat(dispatchWest.isEmpty()).isTrue();
         assertThat(dispatchEast.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldStopTrackingARequestWhoseResultNeverComesAfterTheDedupRetention() {
+        harness.close();
+        harness = new TopologyHarness(stateDir, Map.of("router.replace.patience.ms", Long.toString(PATIENCE_MS),
+                "router.dedup.retention.ms", Long.toString(DEDUP_RETENTION_MS)));
+        harness.report(Records.telemetry("east-1", "us-east", List.of(0), now()));
+        harness.send(Records.request("req-1", now()).setAllowedRegions(List.of("us-east")).build());
+        assertThat(harness.dispatched("us-east").readValue().getAttempt()).isEqualTo(1);
+
+        advanceReporting(DEDUP_RETENTION_MS - 5_000, "west-1");
+        assertThat(harness.inFlight().get("req-1")).as("waiting for its silent region").isNotNull();
+
+        advanceReporting(DEDUP_RETENTION_MS / 2, "west-1");
+
+        assertThat(harness.inFlight().get("req-1")).isNull();
+        assertThat(harness.metrics.registry().counter(RouterMetrics.REQUESTS_FORGOTTEN).count()).isEqualTo(1.0);
+        assertThat(harness.responses.isEmpty()).as("the request's own run may still answer").isTrue();
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.kvroute.router.topology;
 import io.kvroute.platform.config.Settings;
 import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.router.topology.internal.TopologyNames;
 import io.kvroute.schemas.serde.Serdes;
 import io.kvroute.schemas.v1.CancelRequest;
 import io.kvroute.schemas.v1.DispatchedRequest;
@@ -26,6 +27,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueStore;
 
 /** A TopologyTestDriver over the router's topology with regions us-east, eu-west and provider, and a wall clock to advance. */
 final class TopologyHarness implements AutoCloseable {
@@ -94,6 +96,11 @@ final class TopologyHarness implements AutoCloseable {
     /** Ids dispatched to any region since the last read, in the order each region's topic holds them. */
     List<String> dispatchedIds(String region) {
         return dispatch.get(region).readValuesToList().stream().map(d -> d.getRequest().getRequestId()).toList();
+    }
+
+    /** The router's store of dispatched, unfinished requests. */
+    KeyValueStore<String, DispatchedRequest> inFlight() {
+        return driver.getKeyValueStore(TopologyNames.IN_FLIGHT_STORE);
     }
 
     void report(WorkerTelemetry.Builder worker) {

@@ -3,13 +3,20 @@ package io.kvroute.router.topology.internal;
 /**
  * When the router re-places requests it dispatched to a region that went silent: after
  * {@code patienceMs} without telemetry from any of that region's workers, checked every
- * {@code checkMs}.
+ * {@code checkMs}. A dispatched request whose result has not come {@code forgetAfterMs} after
+ * its dispatch is no longer tracked (its result was lost to the dead-letter topic, say): it would
+ * otherwise be re-placed at every outage of its region, for ever.
  */
-public record Replacement(long patienceMs, long checkMs) {
+public record Replacement(long patienceMs, long checkMs, long forgetAfterMs) {
     public Replacement {
-        if (patienceMs < 1 || checkMs < 1) {
-            throw new IllegalArgumentException("re-placement patience and check interval must be >= 1 ms, were "
-                    + patienceMs + " and " + checkMs);
+        if (patienceMs < 1 || checkMs < 1 || forgetAfterMs < 1) {
+            throw new IllegalArgumentException("re-placement patience, check interval and forget-after must be >= 1 ms, were "
+                    + patienceMs + ", " + checkMs + " and " + forgetAfterMs);
         }
+    }
+
+    /** How often the in-flight store is scanned for requests to forget: a few times per {@code forgetAfterMs}. */
+    public long forgetCheckMs() {
+        return Math.max(checkMs, forgetAfterMs / 4);
     }
 }

@@ -106,6 +106,7 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
     private ReadOnlyKeyValueStore<String, byte[]> cancellations;
     private Cancellable retry;
     private Cancellable replacementCheck;
+    private Cancellable forgetCheck;
     private long nextSequence;
     private long parkedCount;
 
@@ -164,6 +165,8 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
         retry = context.schedule(Duration.ofMillis(retryMs), PunctuationType.WALL_CLOCK_TIME, ts -> retryParked());
         replacementCheck = context.schedule(Duration.ofMillis(replacement.checkMs()), PunctuationType.WALL_CLOCK_TIME,
                 ts -> replaceFromSilentRegions());
+        forgetCheck = context.schedule(Duration.ofMillis(replacement.forgetCheckMs()), PunctuationType.WALL_CLOCK_TIME,
+                ts -> forgetAbandoned());
     }
 
     @Override
@@ -332,6 +335,34 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
         }
     }
 
+    /**
+     * Stops tracking dispatched requests whose result has not come within the forget-after time
+     * of their (last) dispatch, releasing their hold on the tenant's quota (their fair-share charge
+     * stays at its estimate: their real usage is unknown).
+     */
+    private void forgetAbandoned() {
+        long now = context.currentSystemTimeMs();
+        List<String> abandoned = new ArrayList<>();
+        try (KeyValueIterator<String, DispatchedRequest> it = inFlight.all()) {
+            while (it.hasNext()) {
+                KeyValue<String, DispatchedRequest> entry = it.next();
+                if (now - entry.value.getDecidedAtMs() > replacement.forgetAfterMs()) {
+                    abandoned.add(entry.key);
+                }
+            }
+        }
+        for (String id : abandoned) {
+            DispatchedRequest dispatched = inFlight.get(id);
+            inFlight.delete(id);
+            releaseQuota(dispatched.getRequest(), now);
+            metrics.forgotten();
+        }
+        if (!abandoned.isEmpty()) {
+            LOG.warn("stopped tracking {} dispatched requests without a result {} ms after their dispatch, e.g. {}",
+                    abandoned.size(), replacement.forgetAfterMs(), abandoned.get(0));
+        }
+    }
+
     /** Places one in-flight request of a silent region again; false if it has to wait where it is. */
     private boolean replace(DispatchedRequest old, String why, long now) {
         InferenceRequest request = old.getRequest();
@@ -441,6 +472,9 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
         }
         if (replacementCheck != null) {
             replacementCheck.cancel();
+        }
+        if (forgetCheck != null) {
+            forgetCheck.cancel();
         }
         metrics.parkedChanged(-parkedCount);
         parkedCount = 0;
