@@ -82,9 +82,11 @@ public final class KvrouteTopics {
 
     /** Cancel events, compacted so the latest word on each request id is kept; partitioned like the requests topic. */
     public TopicSpec<CancelRequest> cancellations() {
-        // compacted so the latest cancel per id stays, deleted after the requests' own retention so it cannot grow forever
+        // compacted so the latest cancel per id stays, deleted after the requests' own retention so it cannot grow forever;
+        // a user's cancel and the router's re-placement marker share the request id as key, so nothing is compacted
+        // for a day (the default dedup retention, far beyond any reader's look-back): neither hides the other
         return new TopicSpec<>(name("cancellations"), CancelRequest.class, "requestId", partitions,
-                Map.of("cleanup.policy", "compact,delete", "retention.ms", "604800000"));
+                Map.of("cleanup.policy", "compact,delete", "retention.ms", "604800000", "min.compaction.lag.ms", "86400000"));
     }
 
     /** Dead letters: the original bytes, with the reason in headers (see {@link DeadLetterHeaders}). */
