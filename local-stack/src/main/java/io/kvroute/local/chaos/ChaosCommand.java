@@ -52,6 +52,10 @@ public final class ChaosCommand implements Callable<Integer> {
     @Option(names = "--fleet", description = "Regions as name=slots@delayMs,... (default: " + LocalFleet.DEFAULT + ").")
     String fleet;
 
+    @Option(names = "--brokers", defaultValue = "1",
+            description = "Kafka brokers (default: ${DEFAULT-VALUE}); more than one adds a controller of its own and replicates topics three ways.")
+    int brokers;
+
     @Option(names = "--routers", defaultValue = "1", description = "Router instances (default: ${DEFAULT-VALUE}).")
     int routers;
 
@@ -83,6 +87,7 @@ public final class ChaosCommand implements Callable<Integer> {
         requireAtLeast("--hang-workers", hangWorkers, 0);
         requireAtLeast("--kill-router", killRouter, 0);
         requireAtLeast("--restart-broker", restartBroker, 0);
+        requireAtLeast("--brokers", brokers, 1);
         requireAtLeast("--routers", routers, 1);
         if (!(poison >= 0 && poison <= 1)) {
             throw new IllegalArgumentException("--poison must be a fraction in [0, 1], was " + poison);
@@ -102,7 +107,7 @@ public final class ChaosCommand implements Callable<Integer> {
         faults.put(FaultKind.REGION_OUTAGE, regionOutage ? 1 : 0);
         Path dir = workDir != null ? workDir : Files.createDirectories(Path.of(".kvroute")).resolve("chaos-" + System.currentTimeMillis());
         ChaosRun.Options options = new ChaosRun.Options(requests, faults, poison, seed, regions, policy, routers, rate,
-                new FaultInjector.Timings(restartDelay, hangDuration, outageDuration), drainTimeout, dir, settings);
+                new FaultInjector.Timings(restartDelay, hangDuration, outageDuration), drainTimeout, dir, settings, brokers);
         ChaosReport report = new ChaosRun(options, System.err).run();
         report.printTable(System.out);
         if (json != null) {

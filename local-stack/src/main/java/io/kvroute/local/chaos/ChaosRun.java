@@ -42,10 +42,11 @@ public final class ChaosRun {
      * @param ratePerSecond mean arrival rate of the workload (Poisson)
      * @param drainTimeout how long to wait for results once every record is sent and every fault has recovered
      * @param settings extra settings for the router and the workers
+     * @param brokers Kafka brokers: one (combined with the controller), or more with a controller of their own and replicated topics
      */
     public record Options(int requests, Map<FaultKind, Integer> faults, double poisonFraction, long seed, FleetSpec fleet,
                           String policy, int routerInstances, double ratePerSecond, FaultInjector.Timings timings,
-                          Duration drainTimeout, Path workDir, Map<String, String> settings) {
+                          Duration drainTimeout, Path workDir, Map<String, String> settings, int brokers) {
     }
 
     /**
@@ -77,11 +78,11 @@ public final class ChaosRun {
         settings.putAll(options.settings());
         progress.printf("kvroute chaos: starting a KRaft broker, a schema registry, %d router instance(s) and %d workers as "
                 + "separate processes...%n", options.routerInstances(), options.fleet().totalGpus());
-        try (LocalKafkaBroker broker = new LocalKafkaBroker(options.workDir().resolve("kafka"), "512m").start();
+        try (LocalKafkaBroker broker = new LocalKafkaBroker(options.workDir().resolve("kafka"), "512m", options.brokers()).start();
              ApicurioRegistry registry = ApicurioRegistry.start(options.workDir().resolve("registry"))) {
             KvrouteServices services = new KvrouteServices(broker.bootstrapServers(), registry.url(), topics, options.fleet(),
                     options.policy(), options.workDir(), settings);
-            services.createTopics();
+            services.createTopics(broker.replicationFactor());
             long telemetryTtlMs = Long.parseLong(services.routerSettings().string(RouterConfig.TELEMETRY_TTL_MS,
                     Long.toString(RouterConfig.DEFAULT_TELEMETRY_TTL_MS)));
             try (ServiceProcesses processes = new ServiceProcesses(services, options.fleet(), topics, broker.bootstrapServers(),

@@ -153,11 +153,13 @@ public final class FaultInjector implements AutoCloseable {
     }
 
     private boolean restartBroker() {
-        LOG.info("chaos: kill -9 the broker (pid {}) and start it again", broker.pid());
+        int index = broker.brokerCount() == 1 ? 0 : random.nextInt(broker.brokerCount());
+        String target = broker.brokerCount() == 1 ? "broker" : "broker-" + (index + 1);
         long struck = clock.getAsLong();
-        broker.kill();
+        long pid = broker.kill(index);
+        LOG.info("chaos: killed {} (pid {}) with -9; starting it again", target, pid);
         broker.start();
-        record(new InjectedFault(FaultKind.RESTART_BROKER, "broker", struck, clock.getAsLong()));
+        record(new InjectedFault(FaultKind.RESTART_BROKER, target, struck, clock.getAsLong()));
         return true;
     }
 

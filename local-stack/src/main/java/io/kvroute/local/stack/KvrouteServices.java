@@ -63,10 +63,14 @@ public final class KvrouteServices implements AutoCloseable {
         return this;
     }
 
-    /** Creates kvroute's topics (one dispatch partition per GPU slot of each region) where missing. */
+    /** Creates kvroute's topics (one dispatch partition per GPU slot of each region) where missing, unreplicated. */
     public void createTopics() {
+        createTopics((short) 1);
+    }
+
+    public void createTopics(short replicationFactor) {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers))) {
-            new TopicCreator(admin, (short) 1).ensure(topics.all(fleet.gpusByRegion()));
+            new TopicCreator(admin, replicationFactor).ensure(topics.all(fleet.gpusByRegion()));
         }
     }
 

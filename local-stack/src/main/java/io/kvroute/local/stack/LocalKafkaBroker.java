@@ -6,54 +6,92 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.stream.Collectors;
 import org.apache.kafka.common.Uuid;
 
 /**
- * A real single-node Kafka broker in KRaft mode (combined broker + controller), run as a child
- * JVM from this process's own classpath ({@code kafka_2.13} is a dependency), on 127.0.0.1.
- * The storage is formatted on first start; a restart on the same directory keeps the data.
+ * A real Kafka cluster in KRaft mode on 127.0.0.1, each node a child JVM run from this process's
+ * own classpath ({@code kafka_2.13} is a dependency). With one broker (the local stack's default)
+ * it is a single combined broker + controller; with more, a controller of its own and that many
+ * brokers, topics replicated three ways (or as many as there are brokers) with two in sync, so a
+ * broker can crash while the others keep every partition led. Storage is formatted on first
+ * start; a restart on the same directory keeps the data.
  */
 public final class LocalKafkaBroker implements AutoCloseable {
+    private static final int CONTROLLER_ONLY_ID = 100;
+
     private final Path dir;
-    private final int port;
-    private final int controllerPort;
     private final String heap;
-    private ChildJvm process;
+    private final int controllerPort;
+    private final List<Node> brokers = new ArrayList<>();
+    private final Node controllerOnly;
 
     public LocalKafkaBroker(Path dir, String heap) {
-        this.dir = dir.toAbsolutePath();
-        this.heap = heap;
-        this.port = ChildJvm.freePort();
-        this.controllerPort = ChildJvm.freePort();
+        this(dir, heap, 1);
     }
 
+    public LocalKafkaBroker(Path dir, String heap, int brokerCount) {
+        if (brokerCount < 1) {
+            throw new IllegalArgumentException("a Kafka cluster needs at least one broker, was " + brokerCount);
+        }
+        this.dir = dir.toAbsolutePath();
+        this.heap = heap;
+        this.controllerPort = ChildJvm.freePort();
+        for (int i = 1; i <= brokerCount; i++) {
+            brokers.add(new Node(i, ChildJvm.freePort(), brokerCount == 1 ? "broker,controller" : "broker"));
+        }
+        this.controllerOnly = brokerCount == 1 ? null : new Node(CONTROLLER_ONLY_ID, controllerPort, "controller");
+    }
+
+    /** Starts every node that is not running. */
     public LocalKafkaBroker start() {
         try {
             Files.createDirectories(dir);
-            Path config = writeConfig();
-            if (!Files.exists(dir.resolve("data/meta.properties"))) {
-                format(config);
+            String clusterId = clusterId();
+            if (controllerOnly != null) {
+                startNode(controllerOnly, clusterId, "256m");
             }
-            process = ChildJvm.start("kafka-broker", jvmArgs(), ChildJvm.currentClasspath(),
-                    "kafka.Kafka", List.of(config.toString()), dir, dir.resolve("broker.log"));
-            process.awaitReady(() -> ChildJvm.portOpen(port), Duration.ofSeconds(60));
+            for (Node broker : brokers) {
+                startNode(broker, clusterId, heap);
+            }
             return this;
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot prepare the broker directory " + dir, e);
+            throw new UncheckedIOException("cannot prepare the Kafka directory " + dir, e);
         }
     }
 
-    private List<String> jvmArgs() {
-        return List.of("-Xmx" + heap, "-Xms128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+    private void startNode(Node node, String clusterId, String maxHeap) throws IOException {
+        if (node.process != null && node.process.isAlive()) {
+            return;
+        }
+        Path config = writeConfig(node);
+        if (!Files.exists(node.dataDir().resolve("meta.properties"))) {
+            format(config, node, clusterId);
+        }
+        node.process = ChildJvm.start("kafka-" + node.name(), jvmArgs(maxHeap), ChildJvm.currentClasspath(),
+                "kafka.Kafka", List.of(config.toString()), dir, dir.resolve(node.name() + ".log"));
+        node.process.awaitReady(() -> ChildJvm.portOpen(node.port), Duration.ofSeconds(60));
+    }
+
+    private String clusterId() throws IOException {
+        Path file = dir.resolve("cluster.id");
+        if (!Files.exists(file)) {
+            Files.writeString(file, Uuid.randomUuid().toString());
+        }
+        return Files.readString(file).trim();
+    }
+
+    private List<String> jvmArgs(String maxHeap) {
+        return List.of("-Xmx" + maxHeap, "-Xms128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-Dlog4j2.configurationFile=" + writeLogConfig());
     }
 
-    private void format(Path config) {
-        ChildJvm formatter = ChildJvm.start("kafka-storage-format", jvmArgs(), ChildJvm.currentClasspath(),
-                "kafka.tools.StorageTool",
-                List.of("format", "-t", Uuid.randomUuid().toString(), "-c", config.toString()),
+    private void format(Path config, Node node, String clusterId) {
+        ChildJvm formatter = ChildJvm.start("kafka-storage-format", jvmArgs("256m"), ChildJvm.currentClasspath(),
+                "kafka.tools.StorageTool", List.of("format", "-t", clusterId, "-c", config.toString()),
                 dir, dir.resolve("format.log"));
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (formatter.isAlive() && System.nanoTime() < deadline) {
@@ -62,40 +100,50 @@ public final class LocalKafkaBroker implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 formatter.close();
-                throw new IllegalStateException("interrupted formatting broker storage", e);
+                throw new IllegalStateException("interrupted formatting Kafka storage", e);
             }
         }
         formatter.close();
-        if (!Files.exists(dir.resolve("data/meta.properties"))) {
-            throw new IllegalStateException("formatting the broker storage failed; see " + dir.resolve("format.log"));
+        if (!Files.exists(node.dataDir().resolve("meta.properties"))) {
+            throw new IllegalStateException("formatting " + node.dataDir() + " failed; see " + dir.resolve("format.log"));
         }
     }
 
-    private Path writeConfig() throws IOException {
+    private Path writeConfig(Node node) throws IOException {
         Properties p = new Properties();
-        p.setProperty("process.roles", "broker,controller");
-        p.setProperty("node.id", "1");
-        p.setProperty("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
-        p.setProperty("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
-        p.setProperty("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
+        int controllerId = controllerOnly != null ? CONTROLLER_ONLY_ID : 1;
+        p.setProperty("process.roles", node.roles);
+        p.setProperty("node.id", Integer.toString(node.id));
+        p.setProperty("controller.quorum.voters", controllerId + "@127.0.0.1:" + controllerPort);
         p.setProperty("controller.listener.names", "CONTROLLER");
         p.setProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
-        p.setProperty("inter.broker.listener.name", "PLAINTEXT");
-        p.setProperty("log.dirs", dir.resolve("data").toString());
-        p.setProperty("auto.create.topics.enable", "false");
-        p.setProperty("num.partitions", "1");
-        p.setProperty("offsets.topic.replication.factor", "1");
-        p.setProperty("offsets.topic.num.partitions", "8");
-        p.setProperty("transaction.state.log.replication.factor", "1");
-        p.setProperty("transaction.state.log.min.isr", "1");
-        p.setProperty("transaction.state.log.num.partitions", "8");
-        p.setProperty("share.coordinator.state.topic.replication.factor", "1");
-        p.setProperty("group.initial.rebalance.delay.ms", "0");
-        p.setProperty("log.segment.bytes", "67108864");
-        p.setProperty("log.retention.check.interval.ms", "60000");
-        Path file = dir.resolve("server.properties");
+        p.setProperty("log.dirs", node.dataDir().toString());
+        if (node.roles.equals("controller")) {
+            p.setProperty("listeners", "CONTROLLER://127.0.0.1:" + controllerPort);
+        } else {
+            p.setProperty("listeners", "PLAINTEXT://127.0.0.1:" + node.port
+                    + (node.roles.contains("controller") ? ",CONTROLLER://127.0.0.1:" + controllerPort : ""));
+            p.setProperty("advertised.listeners", "PLAINTEXT://127.0.0.1:" + node.port);
+            p.setProperty("inter.broker.listener.name", "PLAINTEXT");
+            int replicas = Math.min(3, brokers.size());
+            int inSync = Math.min(2, brokers.size());
+            p.setProperty("auto.create.topics.enable", "false");
+            p.setProperty("num.partitions", "1");
+            p.setProperty("default.replication.factor", Integer.toString(replicas));
+            p.setProperty("min.insync.replicas", Integer.toString(inSync));
+            p.setProperty("offsets.topic.replication.factor", Integer.toString(replicas));
+            p.setProperty("offsets.topic.num.partitions", "8");
+            p.setProperty("transaction.state.log.replication.factor", Integer.toString(replicas));
+            p.setProperty("transaction.state.log.min.isr", Integer.toString(inSync));
+            p.setProperty("transaction.state.log.num.partitions", "8");
+            p.setProperty("share.coordinator.state.topic.replication.factor", Integer.toString(replicas));
+            p.setProperty("group.initial.rebalance.delay.ms", "0");
+            p.setProperty("log.segment.bytes", "67108864");
+            p.setProperty("log.retention.check.interval.ms", "60000");
+        }
+        Path file = dir.resolve(node.name() + ".properties");
         try (var out = Files.newBufferedWriter(file)) {
-            p.store(out, "kvroute local stack broker");
+            p.store(out, "kvroute local stack " + node.name());
         }
         return file;
     }
@@ -122,22 +170,82 @@ public final class LocalKafkaBroker implements AutoCloseable {
     }
 
     public String bootstrapServers() {
-        return "127.0.0.1:" + port;
+        return brokers.stream().map(b -> "127.0.0.1:" + b.port).collect(Collectors.joining(","));
     }
 
+    public int brokerCount() {
+        return brokers.size();
+    }
+
+    /** Topic replication factor the cluster is configured for: three, or as many as there are brokers. */
+    public short replicationFactor() {
+        return (short) Math.min(3, brokers.size());
+    }
+
+    /** The first broker's process id (with one broker, the whole cluster's). */
     public long pid() {
-        return process.pid();
+        return brokers.get(0).process.pid();
     }
 
-    /** Stops the broker abruptly (a crash); {@link #start()} brings it back on the same port and data. */
+    /** Process ids of every node, for memory accounting. */
+    public List<Long> pids() {
+        List<Long> pids = new ArrayList<>();
+        if (controllerOnly != null && controllerOnly.process != null) {
+            pids.add(controllerOnly.process.pid());
+        }
+        brokers.stream().filter(b -> b.process != null).forEach(b -> pids.add(b.process.pid()));
+        return pids;
+    }
+
+    /** Stops broker {@code index} (0-based) abruptly (a crash); {@link #start()} brings it back on the same port and data. */
+    public long kill(int index) {
+        Node broker = brokers.get(index);
+        long pid = broker.process.pid();
+        broker.process.kill();
+        return pid;
+    }
+
+    /** Stops the (first) broker abruptly. */
     public void kill() {
-        process.kill();
+        kill(0);
     }
 
     @Override
     public void close() {
-        if (process != null) {
-            process.close();
+        brokers.forEach(Node::close);
+        if (controllerOnly != null) {
+            controllerOnly.close();
+        }
+    }
+
+    private final class Node {
+        final int id;
+        final int port;
+        final String roles;
+        ChildJvm process;
+
+        Node(int id, int port, String roles) {
+            this.id = id;
+            this.port = port;
+            this.roles = roles;
+        }
+
+        /** "broker" when it is the only one (its files keep the names they always had), else "broker-N" or "controller". */
+        String name() {
+            if (roles.equals("controller")) {
+                return "controller";
+            }
+            return brokers.size() == 1 ? "broker" : "broker-" + id;
+        }
+
+        Path dataDir() {
+            return dir.resolve(brokers.size() == 1 ? "data" : name() + "-data");
+        }
+
+        void close() {
+            if (process != null) {
+                process.close();
+            }
         }
     }
 }

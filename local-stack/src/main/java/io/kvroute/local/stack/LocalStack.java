@@ -76,7 +76,7 @@ public final class LocalStack implements AutoCloseable {
     public List<Long> childPids() {
         List<Long> pids = new ArrayList<>();
         if (broker != null) {
-            pids.add(broker.pid());
+            pids.addAll(broker.pids());
         }
         if (registry != null) {
             pids.add(registry.pid());

@@ -33,7 +33,7 @@ class ChaosIntegrationTest {
         ChaosRun.Options options = new ChaosRun.Options(360, faults, 0.05, 11,
                 FleetSpec.parse("us-east=2@5,eu-west=1@40,ap-south=1@90"), "kvroute", 1, 12,
                 new FaultInjector.Timings(Duration.ofSeconds(2), Duration.ofSeconds(15), Duration.ofSeconds(15)),
-                Duration.ofMinutes(3), dir, Map.of());
+                Duration.ofMinutes(3), dir, Map.of(), 1);
 
         ChaosReport report = new ChaosRun(options, new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
 
