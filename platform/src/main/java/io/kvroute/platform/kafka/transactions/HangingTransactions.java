@@ -13,6 +13,7 @@ import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.AbortTransactionSpec;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.DescribeProducersResult;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.ListTransactionsOptions;
 import org.apache.kafka.clients.admin.ProducerState;
@@ -86,14 +87,28 @@ public final class HangingTransactions {
                 .flatMap(d -> d.partitions().stream().map(p -> new TopicPartition(d.name(), p.partition())))
                 .toList();
         List<OpenTransaction> open = new ArrayList<>();
-        await(admin.describeProducers(partitions).all()).forEach((tp, description) -> {
+        DescribeProducersResult producers = admin.describeProducers(partitions);
+        List<TopicPartition> unreadable = new ArrayList<>();
+        for (TopicPartition tp : partitions) {
+            DescribeProducersResult.PartitionProducerState description;
+            try {
+                description = await(producers.partitionResult(tp));
+            } catch (KafkaException e) {
+                // a partition without a leader right now: the others are still worth looking at
+                unreadable.add(tp);
+                continue;
+            }
             for (ProducerState p : description.activeProducers()) {
                 if (p.currentTransactionStartOffset().isPresent()) {
                     open.add(new OpenTransaction(tp, p.producerId(), (short) p.producerEpoch(),
                             p.coordinatorEpoch().orElse(0), p.currentTransactionStartOffset().getAsLong(), p.lastTimestamp()));
                 }
             }
-        });
+        }
+        if (!unreadable.isEmpty()) {
+            LOG.warn("could not describe the producers of {} partitions (e.g. {}); they are not checked this time",
+                    unreadable.size(), unreadable.get(0));
+        }
         return open;
     }
 
