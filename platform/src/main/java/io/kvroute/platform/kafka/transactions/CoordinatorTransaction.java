@@ -15,11 +15,11 @@ public record CoordinatorTransaction(
         Set<TopicPartition> partitions,
         long timeoutMs) {
 
-    /** States in which the coordinator still owns the transaction (it will commit, abort or time it out), or may. */
+    /** States in which the coordinator still owns the transaction: it will commit, abort or time it out. */
     private static final Set<TransactionState> UNFINISHED = Set.of(TransactionState.ONGOING,
-            TransactionState.PREPARE_COMMIT, TransactionState.PREPARE_ABORT, TransactionState.PREPARE_EPOCH_FENCE,
-            TransactionState.UNKNOWN);
+            TransactionState.PREPARE_COMMIT, TransactionState.PREPARE_ABORT, TransactionState.PREPARE_EPOCH_FENCE);
 
+    /** True if the coordinator may still end the transaction on {@code partition} (a state it cannot name counts as may). */
     public boolean stillFinishing(TopicPartition partition) {
         return state == TransactionState.UNKNOWN || UNFINISHED.contains(state) && partitions.contains(partition);
     }

@@ -8,8 +8,10 @@ import java.util.Optional;
  *
  * <p>It is hanging when its coordinator no longer counts this partition in an unfinished
  * transaction of that producer (the coordinator finished the transaction, or forgot the producer)
- * and it has been open for longer than the producer's transaction timeout plus a grace period.
- * The age condition keeps the rule away from a transaction whose markers are simply on their way.
+ * and the producer has not written to the partition for longer than its transaction timeout plus
+ * a grace period (a transaction cannot legitimately stay open that long after its last write:
+ * its coordinator would have aborted it). The age condition keeps the rule away from a
+ * transaction whose markers are simply on their way.
  * We saw the coordinator-finished case after a single-node KRaft broker was killed and restarted
  * twice in quick succession: its transaction coordinator, loading state while the partitions had
  * no leader, skipped the commit markers ("partitions are likely deleted") and the partitions kept

@@ -27,13 +27,20 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Finds transactions that partitions hold open although their coordinator will never end them,
- * and aborts them on request, as Kafka's own {@code kafka-transactions.sh find-hanging} and
- * {@code abort} do: the same Admin calls (DescribeProducers on every partition, the coordinator's
- * view by producer id, then WriteTxnMarkers through {@code abortTransaction}).
+ * and aborts them on request, with the Admin calls Kafka's {@code kafka-transactions.sh
+ * find-hanging} and {@code abort} use (DescribeProducers on every partition, the coordinator's
+ * view by producer id, WriteTxnMarkers through {@code abortTransaction}). Unlike that tool it does
+ * not wait the broker's longest transaction timeout for every producer: it asks the coordinator
+ * for the producer's own timeout (see {@link HangingTransactionRule}), and just before aborting
+ * it reads the partition again and aborts only if the very same transaction is still open.
  *
- * <p>Aborting gives up what the transaction wrote; for kvroute that is safe by construction,
- * because a worker's results and the dispatch offsets they free are in the same transaction: the
- * offsets go back too and the next owner of the partition runs those requests again.
+ * <p>An abort discards what the transaction wrote to that partition. When nothing of the
+ * transaction was committed anywhere, that is clean: for kvroute's workers the results and the
+ * offsets that free them go back together and the requests run again. When the coordinator had
+ * committed it and some partitions did get their commit markers, aborting the rest splits it
+ * (the coordinator's state is reported with each abort for that reason); Kafka gives clients no
+ * way to write the missing commit markers instead, and leaving the partition open stalls every
+ * {@code read_committed} reader of it for good.
  */
 public final class HangingTransactions {
     private static final Logger LOG = LoggerFactory.getLogger(HangingTransactions.class);
@@ -50,34 +57,60 @@ public final class HangingTransactions {
     }
 
     /** The hanging transactions of every partition of the cluster, internal topics included. */
-    public List<OpenTransaction> find() {
+    public List<HangingTransaction> find() {
         List<OpenTransaction> open = openTransactions();
         Map<Long, Optional<CoordinatorTransaction>> coordinators = new HashMap<>();
         long now = clock.getAsLong();
-        List<OpenTransaction> hanging = new ArrayList<>();
+        List<HangingTransaction> hanging = new ArrayList<>();
         for (OpenTransaction o : open) {
-            Optional<CoordinatorTransaction> coordinator = coordinators.computeIfAbsent(o.producerId(), this::coordinatorView);
+            Optional<CoordinatorTransaction> coordinator;
+            try {
+                coordinator = coordinators.computeIfAbsent(o.producerId(), this::coordinatorView);
+            } catch (KafkaException e) {
+                // without the coordinator's word nothing is called hanging
+                LOG.warn("could not ask the coordinator about producer {}: {}", o.producerId(), e.toString());
+                continue;
+            }
             if (rule.isHanging(o, coordinator, now)) {
-                hanging.add(o);
+                hanging.add(new HangingTransaction(o, coordinator));
             }
         }
         return hanging;
     }
 
-    /** Aborts each of {@link #find()}'s transactions; returns those aborted. */
-    public List<OpenTransaction> abortHanging() {
-        List<OpenTransaction> aborted = new ArrayList<>();
-        for (OpenTransaction o : find()) {
+    /** Aborts each of {@link #find()}'s transactions that is still open when its turn comes; returns those aborted. */
+    public List<HangingTransaction> abortHanging() {
+        return abort(find());
+    }
+
+    /** Aborts each of {@code hanging} that is still the same open transaction; returns those aborted. */
+    public List<HangingTransaction> abort(List<HangingTransaction> hanging) {
+        List<HangingTransaction> aborted = new ArrayList<>();
+        for (HangingTransaction h : hanging) {
+            OpenTransaction o = h.open();
             try {
+                if (!stillOpen(o)) {
+                    LOG.info("not aborting {}: it is no longer the transaction open there", o);
+                    continue;
+                }
                 await(admin.abortTransaction(new AbortTransactionSpec(o.partition(), o.producerId(), o.producerEpoch(),
                         o.coordinatorEpoch())).all());
-                LOG.warn("aborted a hanging transaction: {}", o);
-                aborted.add(o);
+                LOG.warn("aborted a hanging transaction: {}{}", h,
+                        h.coordinatorCommitted() ? "; its coordinator had committed it, so its other partitions may keep what it wrote" : "");
+                aborted.add(h);
             } catch (KafkaException e) {
-                LOG.warn("could not abort the hanging transaction {}: {}", o, e.toString());
+                LOG.warn("could not abort the hanging transaction {}: {}", h, e.toString());
             }
         }
         return aborted;
+    }
+
+    private boolean stillOpen(OpenTransaction o) {
+        DescribeProducersResult.PartitionProducerState now = await(admin.describeProducers(List.of(o.partition())).partitionResult(o.partition()));
+        return now.activeProducers().stream().anyMatch(p -> p.producerId() == o.producerId()
+                && p.producerEpoch() == o.producerEpoch()
+                && p.currentTransactionStartOffset().isPresent()
+                && p.currentTransactionStartOffset().getAsLong() == o.startOffset());
     }
 
     private List<OpenTransaction> openTransactions() {

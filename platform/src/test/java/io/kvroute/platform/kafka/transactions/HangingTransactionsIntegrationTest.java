@@ -46,7 +46,7 @@ import org.junit.jupiter.api.Test;
  */
 class HangingTransactionsIntegrationTest {
     private static final short PRODUCE_VERSION_WITHOUT_IMPLICIT_ADD = 11;
-    private static final int TIMEOUT_MS = 1_000;
+    private static final int TRANSACTION_TIMEOUT_MS = 30_000;
 
     private static KafkaClusterTestKit cluster;
     private static Admin admin;
@@ -95,25 +95,35 @@ class HangingTransactionsIntegrationTest {
             running.initTransactions();
             running.beginTransaction();
             running.send(new ProducerRecord<>("hang", 1, "k", "not committed yet")).get();
-            HangingTransactions sweeper = new HangingTransactions(admin, new HangingTransactionRule(0, 60_000), System::currentTimeMillis);
+            long now = System.currentTimeMillis();
+            HangingTransactions soon = sweeper(() -> now);
+            HangingTransactions later = sweeper(() -> now + TRANSACTION_TIMEOUT_MS + 1_000);
 
+            assertThat(soon.find()).as("not yet silent for its producer's transaction timeout").isEmpty();
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
-                    assertThat(sweeper.find()).extracting(OpenTransaction::partition).containsExactly(stuck));
-            assertThat(sweeper.abortHanging()).extracting(OpenTransaction::partition).containsExactly(stuck);
+                    assertThat(later.find()).extracting(h -> h.open().partition()).containsExactly(stuck));
+            List<HangingTransaction> found = later.find();
+            assertThat(found.get(0).coordinator()).hasValueSatisfying(c -> assertThat(c.transactionalId()).isEqualTo("owner-of-the-hanging-one"));
+            assertThat(later.abort(found)).extracting(h -> h.open().partition()).containsExactly(stuck);
 
             assertThat(lastStableOffset(stuck)).isEqualTo(highWatermark(stuck));
-            assertThat(sweeper.find()).isEmpty();
+            assertThat(later.find()).isEmpty();
+            assertThat(later.abort(found)).as("no longer open: not aborted twice").isEmpty();
             running.commitTransaction();
         }
         // commitTransaction returns once the commit is decided; its markers follow
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(lastStableOffset(live)).isEqualTo(highWatermark(live)));
     }
 
+    private static HangingTransactions sweeper(java.util.function.LongSupplier clock) {
+        return new HangingTransactions(admin, new HangingTransactionRule(0, 60_000), clock);
+    }
+
     private static KafkaProducer<String, String> transactionalProducer(String transactionalId) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
-        p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, TIMEOUT_MS * 30);
+        p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, TRANSACTION_TIMEOUT_MS);
         return new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
     }
 
@@ -124,7 +134,7 @@ class HangingTransactionsIntegrationTest {
         ProduceRequestData.TopicProduceData topic = new ProduceRequestData.TopicProduceData().setName(tp.topic());
         topic.partitionData().add(new ProduceRequestData.PartitionProduceData().setIndex(tp.partition())
                 .setRecords(MemoryRecords.withTransactionalRecords(Compression.NONE, producerId, epoch, 0,
-                        new SimpleRecord("k".getBytes(), "never committed, never aborted".getBytes()))));
+                        new SimpleRecord(System.currentTimeMillis(), "k".getBytes(), "never committed, never aborted".getBytes()))));
         data.topicData().add(topic);
         ProduceRequest request = new ProduceRequest.Builder(PRODUCE_VERSION_WITHOUT_IMPLICIT_ADD, PRODUCE_VERSION_WITHOUT_IMPLICIT_ADD, data)
                 .build(PRODUCE_VERSION_WITHOUT_IMPLICIT_ADD);
