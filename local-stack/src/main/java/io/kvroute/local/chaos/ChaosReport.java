@@ -126,7 +126,6 @@ public record ChaosReport(
                 dispatchedToSilentRegion(audit, injected, telemetryTtlMs), disagreements, List.copyOf(injected), List.of(), List.of(), durationSeconds);
     }
 
-    /** The same verdict, noting the processes that exited on their own and were started again by the run's supervisor. */
     /**
      * Adds what the run's operator did: processes that exited on their own and were started again,
      * and transactions left hanging by the broker that were aborted.

@@ -76,8 +76,8 @@ public final class ChaosRun {
         KvrouteTopics topics = KvrouteTopics.defaults();
         Map<String, String> settings = new HashMap<>(FAST_FAILOVER);
         settings.putAll(options.settings());
-        progress.printf("kvroute chaos: starting a KRaft broker, a schema registry, %d router instance(s) and %d workers as "
-                + "separate processes...%n", options.routerInstances(), options.fleet().totalGpus());
+        progress.printf("kvroute chaos: starting Kafka (KRaft, %d broker(s)), a schema registry, %d router instance(s) and %d workers as "
+                + "separate processes...%n", options.brokers(), options.routerInstances(), options.fleet().totalGpus());
         try (LocalKafkaBroker broker = new LocalKafkaBroker(options.workDir().resolve("kafka"), "512m", options.brokers()).start();
              ApicurioRegistry registry = ApicurioRegistry.start(options.workDir().resolve("registry"))) {
             KvrouteServices services = new KvrouteServices(broker.bootstrapServers(), registry.url(), topics, options.fleet(),
@@ -100,6 +100,7 @@ public final class ChaosRun {
                     FaultPlan plan = FaultPlan.generate(options.faults(), sendMs / 10, sendMs * 8 / 10, options.seed());
                     sendAndDrain(broker.bootstrapServers(), registry.url(), topics, items, plan, injector, clientResults);
                     restarted = injector.restartedAfterExit();
+                    transactions.close();
                     abortedTransactions = transactions.aborted();
                     injected = injector.finish();
                 }

@@ -3,7 +3,7 @@ package io.kvroute.local.cli;
 import io.kvroute.local.stack.HangingTransactionWatch;
 import io.kvroute.platform.kafka.transactions.HangingTransactionRule;
 import io.kvroute.platform.kafka.transactions.HangingTransactions;
-import io.kvroute.platform.kafka.transactions.OpenTransaction;
+import io.kvroute.platform.kafka.transactions.HangingTransaction;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -26,18 +26,30 @@ public final class TransactionsCommand implements Callable<Integer> {
     boolean abort;
 
     @Option(names = "--grace-ms", defaultValue = "60000",
-            description = "How long past its producer's transaction timeout a transaction must be open to count (default: ${DEFAULT-VALUE}).")
+            description = "How long past its producer's transaction timeout, counted from its last write, a transaction must be open to count (default: ${DEFAULT-VALUE}).")
     long graceMs;
 
+    @Option(names = "--max-timeout-ms", defaultValue = "" + HangingTransactionWatch.BROKER_MAX_TRANSACTION_TIMEOUT_MS,
+            description = "The broker's transaction.max.timeout.ms, assumed for a producer its coordinator does not know (default: ${DEFAULT-VALUE}).")
+    long maxTimeoutMs;
+
+    /** Exit status: 0 nothing hanging (or all of it aborted), 1 hanging transactions left. */
     @Override
     public Integer call() {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers))) {
             HangingTransactions transactions = new HangingTransactions(admin,
-                    new HangingTransactionRule(graceMs, HangingTransactionWatch.BROKER_MAX_TRANSACTION_TIMEOUT_MS), System::currentTimeMillis);
-            List<OpenTransaction> found = abort ? transactions.abortHanging() : transactions.find();
-            found.forEach(t -> System.out.println((abort ? "aborted  " : "hanging  ") + t));
-            System.out.println(found.size() + (abort ? " hanging transaction(s) aborted" : " hanging transaction(s) found"));
-            return 0;
+                    new HangingTransactionRule(graceMs, maxTimeoutMs), System::currentTimeMillis);
+            List<HangingTransaction> found = transactions.find();
+            found.forEach(t -> System.out.println("hanging  " + t));
+            if (!abort) {
+                System.out.println(found.size() + " hanging transaction(s)" + (found.isEmpty() ? "" : "; --abort aborts them"));
+                return found.isEmpty() ? 0 : 1;
+            }
+            List<HangingTransaction> aborted = transactions.abort(found);
+            aborted.forEach(t -> System.out.println("aborted  " + t
+                    + (t.coordinatorCommitted() ? "  (its coordinator had committed it: other partitions may keep its writes)" : "")));
+            System.out.println(aborted.size() + " of " + found.size() + " hanging transaction(s) aborted");
+            return transactions.find().isEmpty() ? 0 : 1;
         }
     }
 }

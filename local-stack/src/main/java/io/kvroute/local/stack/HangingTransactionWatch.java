@@ -1,8 +1,8 @@
 package io.kvroute.local.stack;
 
+import io.kvroute.platform.kafka.transactions.HangingTransaction;
 import io.kvroute.platform.kafka.transactions.HangingTransactionRule;
 import io.kvroute.platform.kafka.transactions.HangingTransactions;
-import io.kvroute.platform.kafka.transactions.OpenTransaction;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +25,7 @@ public final class HangingTransactionWatch implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HangingTransactionWatch.class);
     /** Kafka's default {@code transaction.max.timeout.ms}: the longest any producer may keep a transaction. */
     public static final long BROKER_MAX_TRANSACTION_TIMEOUT_MS = 900_000;
+    private static final int FAILURES_BEFORE_WARNING = 6;
 
     private final Admin admin;
     private final HangingTransactions transactions;
@@ -33,7 +34,9 @@ public final class HangingTransactionWatch implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
-    private final List<OpenTransaction> aborted = new ArrayList<>();
+    private final List<HangingTransaction> aborted = new ArrayList<>();
+    private int failuresInARow;
+    private boolean closed;
 
     public HangingTransactionWatch(String bootstrapServers, Duration grace) {
         this.admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
@@ -49,28 +52,39 @@ public final class HangingTransactionWatch implements AutoCloseable {
 
     private void sweep() {
         try {
-            List<OpenTransaction> now = transactions.abortHanging();
+            List<HangingTransaction> now = transactions.abortHanging();
+            failuresInARow = 0;
             synchronized (aborted) {
                 aborted.addAll(now);
             }
         } catch (RuntimeException e) {
-            // the broker may be down (restarting): the next sweep tries again
-            LOG.debug("hanging-transaction sweep failed: {}", e.toString());
+            // the broker may be restarting: the next sweep tries again; a watch that keeps failing must be seen
+            failuresInARow++;
+            if (failuresInARow % FAILURES_BEFORE_WARNING == 0) {
+                LOG.warn("hanging-transaction sweep failed {} times in a row, last: {}", failuresInARow, e.toString());
+            } else {
+                LOG.debug("hanging-transaction sweep failed: {}", e.toString());
+            }
         }
     }
 
-    /** The transactions aborted so far, as "partition producer id/epoch open since offset N". */
+    /** The transactions aborted so far, with what their coordinator said of them. Complete once {@link #close()} returned. */
     public List<String> aborted() {
         synchronized (aborted) {
-            return aborted.stream().map(OpenTransaction::toString).toList();
+            return aborted.stream().map(HangingTransaction::toString).toList();
         }
     }
 
     @Override
     public void close() {
-        thread.shutdownNow();
+        if (closed) {
+            return;
+        }
+        closed = true;
+        // a sweep under way finishes (an abort it sent is recorded), no new one starts
+        thread.shutdown();
         try {
-            thread.awaitTermination(35, TimeUnit.SECONDS);
+            thread.awaitTermination(2, TimeUnit.MINUTES);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

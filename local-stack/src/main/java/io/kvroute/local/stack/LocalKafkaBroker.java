@@ -16,8 +16,8 @@ import org.apache.kafka.common.Uuid;
  * A real Kafka cluster in KRaft mode on 127.0.0.1, each node a child JVM run from this process's
  * own classpath ({@code kafka_2.13} is a dependency). With one broker (the local stack's default)
  * it is a single combined broker + controller; with more, a controller of its own and that many
- * brokers, topics replicated three ways (or as many as there are brokers) with two in sync, so a
- * broker can crash while the others keep every partition led. Storage is formatted on first
+ * brokers, topics replicated three ways (two ways with two brokers), two in sync with three or
+ * more, so a broker can crash while the others keep every partition led and writable. Storage is formatted on first
  * start; a restart on the same directory keeps the data.
  */
 public final class LocalKafkaBroker implements AutoCloseable {
@@ -126,7 +126,8 @@ public final class LocalKafkaBroker implements AutoCloseable {
             p.setProperty("advertised.listeners", "PLAINTEXT://127.0.0.1:" + node.port);
             p.setProperty("inter.broker.listener.name", "PLAINTEXT");
             int replicas = Math.min(3, brokers.size());
-            int inSync = Math.min(2, brokers.size());
+            // two in sync only when a third replica exists: with two brokers, one down must not stop writes
+            int inSync = brokers.size() >= 3 ? 2 : 1;
             p.setProperty("auto.create.topics.enable", "false");
             p.setProperty("num.partitions", "1");
             p.setProperty("default.replication.factor", Integer.toString(replicas));

@@ -1,8 +1,10 @@
 package io.kvroute.local.stack;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -37,9 +39,10 @@ class LocalKafkaBrokerIntegrationTest {
             producer.send(new ProducerRecord<>("replicated", 0, "k", "one broker down")).get(60, TimeUnit.SECONDS);
 
             cluster.start();
-            TopicDescription topic = admin.describeTopics(List.of("replicated")).allTopicNames().get().get("replicated");
-            assertThat(topic.partitions()).allSatisfy(p -> assertThat(p.replicas()).hasSize(3));
-            assertThat(cluster.brokerCount()).isEqualTo(3);
+            await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
+                TopicDescription topic = admin.describeTopics(List.of("replicated")).allTopicNames().get().get("replicated");
+                assertThat(topic.partitions()).allSatisfy(p -> assertThat(p.isr()).as("back in sync").hasSize(3));
+            });
         }
     }
 }
