@@ -23,7 +23,7 @@ public final class RouterMetrics {
     public static final String REQUESTS_DEAD_LETTERED = PREFIX + "requests.dead.lettered";
     public static final String REQUESTS_PARKED = PREFIX + "requests.parked";
     public static final String REQUESTS_REPLACED = PREFIX + "requests.replaced";
-    /** Dispatched requests the router stopped tracking because no result came within the dedup retention. */
+    /** Dispatched requests the router answered FAILED because no result came within the dedup retention. */
     public static final String REQUESTS_FORGOTTEN = PREFIX + "requests.forgotten";
     /** Requests over their tenant's quota, tagged by tenant and action (wait or reject). */
     public static final String REQUESTS_THROTTLED = PREFIX + "requests.throttled";
@@ -104,7 +104,7 @@ public final class RouterMetrics {
         registry.counter(REQUESTS_REPLACED, TAG_REGION, fromRegion).increment();
     }
 
-    /** A dispatched request whose result never came, no longer tracked (so never re-placed). */
+    /** A dispatched request whose result never came: answered FAILED, no longer tracked. */
     public void forgotten() {
         registry.counter(REQUESTS_FORGOTTEN).increment();
     }

@@ -161,22 +161,32 @@ class ReplacementTopologyTest {
     }
 
     @Test
-    void shouldStopTrackingARequestWhoseResultNeverComesAfterTheDedupRetention() {
+    void shouldAnswerFailedAndStopTrackingARequestWhoseResultNeverComesWithinTheDedupRetention() {
         harness.close();
         harness = new TopologyHarness(stateDir, Map.of("router.replace.patience.ms", Long.toString(PATIENCE_MS),
                 "router.dedup.retention.ms", Long.toString(DEDUP_RETENTION_MS)));
         harness.report(Records.telemetry("east-1", "us-east", List.of(0), now()));
         harness.send(Records.request("req-1", now()).setAllowedRegions(List.of("us-east")).build());
         assertThat(harness.dispatched("us-east").readValue().getAttempt()).isEqualTo(1);
+        harness.decisions.readValue();
 
         advanceReporting(DEDUP_RETENTION_MS - 5_000, "west-1");
         assertThat(harness.inFlight().get("req-1")).as("waiting for its silent region").isNotNull();
+        assertThat(harness.responses.isEmpty()).isTrue();
 
         advanceReporting(DEDUP_RETENTION_MS / 2, "west-1");
 
         assertThat(harness.inFlight().get("req-1")).isNull();
+        ResponseEvent failed = harness.responses.readValue();
+        assertThat(failed.getTerminal().getStatus()).isEqualTo(ResponseStatus.FAILED);
+        assertThat(failed.getTerminal().getError()).contains("no result within " + DEDUP_RETENTION_MS + " ms");
+        assertThat(failed.getAttempt()).as("outranks the old run").isEqualTo(RunAttempt.routerAnswer(2));
+        assertThat(harness.cancellations.readValue().getSupersedesBelowAttempt()).isEqualTo(2);
+        RoutingDecision decision = harness.decisions.readValue();
+        assertThat(decision.getOutcome()).isEqualTo(DecisionOutcome.REJECTED);
+        assertThat(decision.getAttempt()).isEqualTo(2);
         assertThat(harness.metrics.registry().counter(RouterMetrics.REQUESTS_FORGOTTEN).count()).isEqualTo(1.0);
-        assertThat(harness.responses.isEmpty()).as("the request's own run may still answer").isTrue();
+        assertThat(harness.responses.isEmpty()).as("answered once").isTrue();
     }
 
     @Test

@@ -336,9 +336,12 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
     }
 
     /**
-     * Stops tracking dispatched requests whose result has not come within the forget-after time
-     * of their (last) dispatch, releasing their hold on the tenant's quota (their fair-share charge
-     * stays at its estimate: their real usage is unknown).
+     * Gives up on dispatched requests whose result has not come within the forget-after time of
+     * their (last) dispatch: each gets a FAILED answer that outranks the old run (voided by a
+     * marker, should it still end), a decision record, and its hold on the tenant's quota back
+     * (its fair-share charge stays at its estimate: its real usage is unknown). Without this, a
+     * request whose dispatch or result was lost would never be answered, and would be re-placed at
+     * every outage of its region.
      */
     private void forgetAbandoned() {
         long now = context.currentSystemTimeMs();
@@ -353,12 +356,24 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
         }
         for (String id : abandoned) {
             DispatchedRequest dispatched = inFlight.get(id);
+            InferenceRequest request = dispatched.getRequest();
+            int next = dispatched.getAttempt() + 1;
+            String reason = "no result within " + replacement.forgetAfterMs() + " ms of its dispatch to " + dispatched.getRegion()
+                    + " (attempt " + dispatched.getAttempt() + "); the router gave up on it";
+            supersede(id, next, reason, now);
+            ResponseEvent failed = Conversions.terminal(id, request, ResponseStatus.FAILED, reason, now);
+            failed.setAttempt(RunAttempt.routerAnswer(next));
+            context.forward(new Record<Object, Object>(id, failed, now, new RecordHeaders()), TopologyNames.RESPONSES_SINK);
+            RoutingDecision decision = Conversions.refusedDecision(id, request, DecisionOutcome.REJECTED, policyName, 0,
+                    "gave up: " + reason, now);
+            decision.setAttempt(next);
+            context.forward(new Record<Object, Object>(id, decision, now, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
             inFlight.delete(id);
-            releaseQuota(dispatched.getRequest(), now);
+            releaseQuota(request, now);
             metrics.forgotten();
         }
         if (!abandoned.isEmpty()) {
-            LOG.warn("stopped tracking {} dispatched requests without a result {} ms after their dispatch, e.g. {}",
+            LOG.warn("gave up on {} dispatched requests without a result {} ms after their dispatch, e.g. {}",
                     abandoned.size(), replacement.forgetAfterMs(), abandoned.get(0));
         }
     }
