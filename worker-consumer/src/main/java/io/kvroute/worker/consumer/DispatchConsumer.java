@@ -239,7 +239,12 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
             }
         } catch (RuntimeException e) {
             failure = e;
-            LOG.error("dispatch consumer of worker {} stopped: {}", config.workerId(), e.toString(), e);
+            // a rebalance listener's error arrives wrapped: the whole chain says what happened and what to do
+            StringBuilder chain = new StringBuilder(e.toString());
+            for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
+                chain.append("; caused by ").append(cause);
+            }
+            LOG.error("dispatch consumer of worker {} stopped: {}", config.workerId(), chain, e);
         } finally {
             shutDown();
         }
