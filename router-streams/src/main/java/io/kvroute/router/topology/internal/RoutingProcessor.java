@@ -337,11 +337,13 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
 
     /**
      * Gives up on dispatched requests whose result has not come within the forget-after time of
-     * their (last) dispatch: each gets a FAILED answer that outranks the old run (voided by a
-     * marker, should it still end), a decision record, and its hold on the tenant's quota back
-     * (its fair-share charge stays at its estimate: its real usage is unknown). Without this, a
-     * request whose dispatch or result was lost would never be answered, and would be re-placed at
-     * every outage of its region.
+     * their (last) dispatch: each gets a FAILED answer, a decision record, and its hold on the
+     * tenant's quota back (its fair-share charge stays at its estimate: its real usage is unknown).
+     * Without this, a request whose dispatch or result was lost would never be answered, and would
+     * be re-placed at every outage of its region. The answer carries the router's rank for that
+     * same dispatch attempt, below any run of it, and no marker voids the run: a result that still
+     * comes wins, and a later request reusing the id (allowed once the dedup retention has passed)
+     * is not outranked by it.
      */
     private void forgetAbandoned() {
         long now = context.currentSystemTimeMs();
@@ -357,16 +359,15 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
         for (String id : abandoned) {
             DispatchedRequest dispatched = inFlight.get(id);
             InferenceRequest request = dispatched.getRequest();
-            int next = dispatched.getAttempt() + 1;
+            int attempt = dispatched.getAttempt();
             String reason = "no result within " + replacement.forgetAfterMs() + " ms of its dispatch to " + dispatched.getRegion()
-                    + " (attempt " + dispatched.getAttempt() + "); the router gave up on it";
-            supersede(id, next, reason, now);
+                    + " (attempt " + attempt + "); the router gave up on it";
             ResponseEvent failed = Conversions.terminal(id, request, ResponseStatus.FAILED, reason, now);
-            failed.setAttempt(RunAttempt.routerAnswer(next));
+            failed.setAttempt(RunAttempt.routerAnswer(attempt));
             context.forward(new Record<Object, Object>(id, failed, now, new RecordHeaders()), TopologyNames.RESPONSES_SINK);
             RoutingDecision decision = Conversions.refusedDecision(id, request, DecisionOutcome.REJECTED, policyName, 0,
                     "gave up: " + reason, now);
-            decision.setAttempt(next);
+            decision.setAttempt(attempt);
             context.forward(new Record<Object, Object>(id, decision, now, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
             inFlight.delete(id);
             releaseQuota(request, now);
