@@ -37,6 +37,7 @@ public final class RegionOutageScenario implements Scenario {
     public static final long OUTAGE_TO_MS = 60_000;
     static final double FREE_TENANT_RATE = 4.0;
     static final double EU_BANK_RATE = 3.0;
+    static final double INTERACTIVE_SHARE = 0.3;
     /** eu-bank's traffic after the outage, as a multiple of before. */
     static final int SHIFT_FACTOR = 3;
     static final int FREE_TENANTS = 9;
@@ -56,11 +57,11 @@ public final class RegionOutageScenario implements Scenario {
 
     static List<ScenarioWorkload.TenantLoad> tenants() {
         List<ScenarioWorkload.TenantLoad> tenants = new ArrayList<>();
-        tenants.add(new ScenarioWorkload.TenantLoad("eu-bank", EU_BANK_RATE, 0.3, Set.of()));
-        tenants.add(new ScenarioWorkload.TenantLoad("us-health", 1.0, 0.3, Set.of("us-east")));
-        tenants.add(new ScenarioWorkload.TenantLoad("eu-retail", 2.0, 0.3, Set.of("eu-west", "ap-south")));
+        tenants.add(new ScenarioWorkload.TenantLoad("eu-bank", EU_BANK_RATE, INTERACTIVE_SHARE, Set.of()));
+        tenants.add(new ScenarioWorkload.TenantLoad("us-health", 1.0, INTERACTIVE_SHARE, Set.of("us-east")));
+        tenants.add(new ScenarioWorkload.TenantLoad("eu-retail", 2.0, INTERACTIVE_SHARE, Set.of("eu-west", "ap-south")));
         for (int i = 0; i < FREE_TENANTS; i++) {
-            tenants.add(new ScenarioWorkload.TenantLoad("tenant-" + i, FREE_TENANT_RATE, 0.3, Set.of()));
+            tenants.add(new ScenarioWorkload.TenantLoad("tenant-" + i, FREE_TENANT_RATE, INTERACTIVE_SHARE, Set.of()));
         }
         return tenants;
     }
@@ -70,7 +71,7 @@ public final class RegionOutageScenario implements Scenario {
         List<TraceRequest> trace = new ArrayList<>(ScenarioWorkload.generate(tenants(), SHAPE, DURATION_MS, seed));
         List<ScenarioWorkload.TenantLoad> shift = new ArrayList<>(tenants());
         shift.replaceAll(t -> t.tenant().equals("eu-bank")
-                ? new ScenarioWorkload.TenantLoad("eu-bank", EU_BANK_RATE * (SHIFT_FACTOR - 1), 0.3, Set.of())
+                ? new ScenarioWorkload.TenantLoad("eu-bank", EU_BANK_RATE * (SHIFT_FACTOR - 1), INTERACTIVE_SHARE, Set.of())
                 : new ScenarioWorkload.TenantLoad(t.tenant(), 0, 0, t.pinnedRegions()));
         trace.addAll(ScenarioWorkload.generate(shift, SHAPE, OUTAGE_TO_MS, DURATION_MS, seed));
         trace.sort(java.util.Comparator.comparingLong(TraceRequest::arrivalMs));

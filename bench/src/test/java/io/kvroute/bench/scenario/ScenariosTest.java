@@ -99,7 +99,7 @@ class ScenariosTest {
     }
 
     @Test
-    void shouldSendNothingToACoolingPool() {
+    void shouldSendLittleToAPoolThatAnswers429AndRetryEachRefusedRequestElsewhere() {
         FleetSpec fleet = FleetSpec.parse(Provider429Scenario.FLEET);
         List<TraceRequest> trace = ScenarioWorkload.generate(Provider429Scenario.tenants(), Provider429Scenario.SHAPE,
                 Provider429Scenario.DURATION_MS, SEED);

@@ -16,8 +16,4 @@ public record CollectResult(List<Completion> completions, Set<String> missing, b
         missing = Set.copyOf(missing);
         duplicateRejections = List.copyOf(duplicateRejections);
     }
-
-    public CollectResult(List<Completion> completions, Set<String> missing, boolean complete, long undecodableRecords) {
-        this(completions, missing, complete, undecodableRecords, List.of());
-    }
 }

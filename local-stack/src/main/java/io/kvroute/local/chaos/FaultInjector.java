@@ -78,10 +78,14 @@ public final class FaultInjector implements AutoCloseable {
 
     /** Processes that exited on their own and were started again (names, in order). */
     public List<String> restartedAfterExit() {
+        // read on the fault thread, the only one that writes the list
         try {
             return thread.submit(() -> List.copyOf(restartedAfterExit)).get(2, TimeUnit.MINUTES);
-        } catch (Exception e) {
-            return List.copyOf(restartedAfterExit);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted reading the restarted processes", e);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("the fault thread did not answer: " + e, e);
         }
     }
 
@@ -154,7 +158,7 @@ public final class FaultInjector implements AutoCloseable {
 
     private boolean restartBroker() {
         int index = broker.brokerCount() == 1 ? 0 : random.nextInt(broker.brokerCount());
-        String target = broker.brokerCount() == 1 ? "broker" : "broker-" + (index + 1);
+        String target = broker.brokerName(index);
         long struck = clock.getAsLong();
         long pid = broker.kill(index);
         LOG.info("chaos: killed {} (pid {}) with -9; starting it again", target, pid);

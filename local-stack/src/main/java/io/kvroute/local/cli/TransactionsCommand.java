@@ -1,6 +1,5 @@
 package io.kvroute.local.cli;
 
-import io.kvroute.local.stack.HangingTransactionWatch;
 import io.kvroute.platform.kafka.transactions.HangingTransactionRule;
 import io.kvroute.platform.kafka.transactions.HangingTransactions;
 import io.kvroute.platform.kafka.transactions.HangingTransaction;
@@ -29,7 +28,7 @@ public final class TransactionsCommand implements Callable<Integer> {
             description = "How long past its producer's transaction timeout, counted from its last write, a transaction must be open to count (default: ${DEFAULT-VALUE}).")
     long graceMs;
 
-    @Option(names = "--max-timeout-ms", defaultValue = "" + HangingTransactionWatch.BROKER_MAX_TRANSACTION_TIMEOUT_MS,
+    @Option(names = "--max-timeout-ms", defaultValue = "" + HangingTransactionRule.KAFKA_DEFAULT_MAX_TRANSACTION_TIMEOUT_MS,
             description = "The broker's transaction.max.timeout.ms, assumed for a producer its coordinator does not know (default: ${DEFAULT-VALUE}).")
     long maxTimeoutMs;
 

@@ -23,8 +23,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class HangingTransactionWatch implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HangingTransactionWatch.class);
-    /** Kafka's default {@code transaction.max.timeout.ms}: the longest any producer may keep a transaction. */
-    public static final long BROKER_MAX_TRANSACTION_TIMEOUT_MS = 900_000;
     private static final int FAILURES_BEFORE_WARNING = 6;
 
     private final Admin admin;
@@ -42,7 +40,7 @@ public final class HangingTransactionWatch implements AutoCloseable {
         this.admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000));
         this.transactions = new HangingTransactions(admin,
-                new HangingTransactionRule(grace.toMillis(), BROKER_MAX_TRANSACTION_TIMEOUT_MS), System::currentTimeMillis);
+                new HangingTransactionRule(grace.toMillis(), HangingTransactionRule.KAFKA_DEFAULT_MAX_TRANSACTION_TIMEOUT_MS), System::currentTimeMillis);
     }
 
     public HangingTransactionWatch start(Duration every) {

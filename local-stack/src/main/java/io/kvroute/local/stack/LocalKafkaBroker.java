@@ -125,7 +125,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
                     + (node.roles.contains("controller") ? ",CONTROLLER://127.0.0.1:" + controllerPort : ""));
             p.setProperty("advertised.listeners", "PLAINTEXT://127.0.0.1:" + node.port);
             p.setProperty("inter.broker.listener.name", "PLAINTEXT");
-            int replicas = Math.min(3, brokers.size());
+            int replicas = replicationFactor();
             // two in sync only when a third replica exists: with two brokers, one down must not stop writes
             int inSync = brokers.size() >= 3 ? 2 : 1;
             p.setProperty("auto.create.topics.enable", "false");
@@ -178,14 +178,14 @@ public final class LocalKafkaBroker implements AutoCloseable {
         return brokers.size();
     }
 
+    /** Broker {@code index}'s (0-based) name, as in its log file: "broker" when it is the only one, else "broker-N". */
+    public String brokerName(int index) {
+        return brokers.get(index).name();
+    }
+
     /** Topic replication factor the cluster is configured for: three, or as many as there are brokers. */
     public short replicationFactor() {
         return (short) Math.min(3, brokers.size());
-    }
-
-    /** The first broker's process id (with one broker, the whole cluster's). */
-    public long pid() {
-        return brokers.get(0).process.pid();
     }
 
     /** Process ids of every node, for memory accounting. */
@@ -204,11 +204,6 @@ public final class LocalKafkaBroker implements AutoCloseable {
         long pid = broker.process.pid();
         broker.process.kill();
         return pid;
-    }
-
-    /** Stops the (first) broker abruptly. */
-    public void kill() {
-        kill(0);
     }
 
     @Override

@@ -224,8 +224,7 @@ public final class KvAwarePolicy implements RoutingPolicy {
      */
     private long delayMs(String region) {
         if (!region.equals(delayRegion)) {
-            RegionCatalog regions = state.regions();
-            delayOfRegion = regions.profile(region).isPresent() ? regions.delayMs(region) : transit.delayMs(region);
+            delayOfRegion = state.regions().profile(region).map(RegionProfile::delayMs).orElseGet(() -> transit.delayMs(region));
             delayRegion = region;
         }
         return delayOfRegion;

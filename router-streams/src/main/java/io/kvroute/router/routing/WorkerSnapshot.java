@@ -61,11 +61,6 @@ public record WorkerSnapshot(
         return nowMs - observedAtMs;
     }
 
-    /** Whether the worker said it refuses work at {@code nowMs} (its pool is rate limited). */
-    public boolean rateLimitedAt(long nowMs) {
-        return rateLimitedUntilMs > 0 && rateLimitedUntilMs > nowMs;
-    }
-
     /** A builder with idle, healthy defaults; convenient in tests and the simulator. */
     public static Builder builder(String workerId, String region) {
         return new Builder(workerId, region);

@@ -171,7 +171,7 @@ public final class RouterTopology {
         topology.addProcessor(TopologyNames.ROUTER,
                 () -> new RoutingProcessor(router, telemetryTopic, telemetrySerde.deserializer(),
                         new Parking(config.parkedRetryMs(), config.parkedMaxMs(), config.parkedMaxCount()),
-                        new Replacement(config.replacePatienceMs(), Math.min(1_000, config.replacePatienceMs()), config.dedupRetentionMs()), metrics, fleet,
+                        Replacement.of(config.replacePatienceMs(), config.dedupRetentionMs()), metrics, fleet,
                         fairShares, admission),
                 admission ? TopologyNames.ADMITTED_SOURCE : TopologyNames.INTAKE);
         topology.addSource(TopologyNames.RESPONSES_SOURCE, new StringDeserializer(), new ByteArrayDeserializer(),

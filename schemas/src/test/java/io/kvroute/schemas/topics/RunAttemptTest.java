@@ -18,8 +18,9 @@ class RunAttemptTest {
     }
 
     @Test
-    void shouldOutrankTheRoutersOwnTerminalsWhichUseAttemptOne() {
-        assertThat(RunAttempt.of(1, 0)).isGreaterThan(1);
+    void shouldRankTheRoutersAnswerAboveEveryRunOfEarlierDispatchAttemptsAndBelowRunsOfItsOwn() {
+        assertThat(RunAttempt.routerAnswer(2)).isGreaterThan(RunAttempt.of(1, (1 << 16) - 1));
+        assertThat(RunAttempt.routerAnswer(2)).isLessThan(RunAttempt.of(2, 1));
     }
 
     @Test

@@ -116,6 +116,9 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
     public static final long DEFAULT_REPLACEMENT_CHECK_AFTER_MS = 20_000;
     public static final int DEFAULT_RETRY_MAX = 2;
     public static final long DEFAULT_RETRY_BACKOFF_MS = 500;
+    /** No pool quota: the worker sends whatever it is given. */
+    public static final long DEFAULT_POOL_REQUESTS_PER_MINUTE = 0;
+    public static final long DEFAULT_POOL_TOKENS_PER_MINUTE = 0;
 
     /** Every default, for the lowest layer of {@link Settings}. */
     public static Map<String, String> defaults() {
@@ -139,8 +142,8 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
         d.put(REPLACEMENT_CHECK_AFTER_MS, Long.toString(DEFAULT_REPLACEMENT_CHECK_AFTER_MS));
         d.put(RETRY_MAX, Integer.toString(DEFAULT_RETRY_MAX));
         d.put(RETRY_BACKOFF_MS, Long.toString(DEFAULT_RETRY_BACKOFF_MS));
-        d.put(POOL_REQUESTS_PER_MINUTE, "0");
-        d.put(POOL_TOKENS_PER_MINUTE, "0");
+        d.put(POOL_REQUESTS_PER_MINUTE, Long.toString(DEFAULT_POOL_REQUESTS_PER_MINUTE));
+        d.put(POOL_TOKENS_PER_MINUTE, Long.toString(DEFAULT_POOL_TOKENS_PER_MINUTE));
         d.put(OPENAI_MAX_CONCURRENCY, Integer.toString(DEFAULT_OPENAI_MAX_CONCURRENCY));
         d.put(OPENAI_REQUEST_TIMEOUT_MS, Long.toString(DEFAULT_OPENAI_REQUEST_TIMEOUT_MS));
         d.put(OPENAI_CONNECT_TIMEOUT_MS, Long.toString(DEFAULT_OPENAI_CONNECT_TIMEOUT_MS));

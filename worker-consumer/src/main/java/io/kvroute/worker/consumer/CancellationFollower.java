@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Follows the cancellations topic on its own thread with its own consumer: every partition
  * assigned (no group), read_committed. Each cancel's request id (the record key) goes to
- * {@code onCancel}; the value is not decoded, as the key says all; a tombstone is skipped.
+ * {@code onCancel}, unless its value is one of the router's re-placement markers, which goes to
+ * {@code onSupersede}; a value that does not decode counts as a cancel; a tombstone is skipped.
  *
  * <p>At start-up it reads back the cancels written in the last {@code lookback} (the first offset
  * at or after now - lookback, per partition): a cancel written before this worker started, for a
@@ -139,12 +140,10 @@ public final class CancellationFollower implements Runnable, AutoCloseable, Canc
 
     private void deliver(ConsumerRecord<String, byte[]> record) {
         Integer supersedesBelow = null;
-        if (deserializer != null) {
-            try {
-                supersedesBelow = deserializer.deserialize(topic, record.value()).getSupersedesBelowAttempt();
-            } catch (RuntimeException e) {
-                LOG.debug("cancel of request {} does not decode; taken as a cancel: {}", record.key(), e.toString());
-            }
+        try {
+            supersedesBelow = deserializer.deserialize(topic, record.value()).getSupersedesBelowAttempt();
+        } catch (RuntimeException e) {
+            LOG.debug("cancel of request {} does not decode; taken as a cancel: {}", record.key(), e.toString());
         }
         if (supersedesBelow != null) {
             LOG.info("request {} was placed again; attempts below {} are void", record.key(), supersedesBelow);

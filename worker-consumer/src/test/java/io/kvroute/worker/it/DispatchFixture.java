@@ -1,5 +1,8 @@
 package io.kvroute.worker.it;
 
+import static org.awaitility.Awaitility.await;
+
+import io.kvroute.platform.config.Settings;
 import io.kvroute.platform.kafka.TopicCreator;
 import io.kvroute.platform.testing.TestKafka;
 import io.kvroute.platform.testing.TestRegistry;
@@ -10,7 +13,9 @@ import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.InferenceRequest;
 import io.kvroute.schemas.v1.ResponseEvent;
 import io.kvroute.schemas.v1.WorkerTelemetry;
+import io.kvroute.worker.WorkerApp;
 import io.kvroute.worker.config.WorkerConfig;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -46,6 +51,13 @@ final class DispatchFixture implements AutoCloseable {
         p.put("bootstrap.servers", TestKafka.bootstrapServers());
         producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
         responses = ResponseLog.responses(TestKafka.bootstrapServers(), topics.responses().name(), partitions, serdes);
+    }
+
+    /** Starts a worker with {@code settings} and waits until it owns one dispatch partition (the fixture's one slot). */
+    static WorkerApp startOwningOne(Map<String, String> settings) {
+        WorkerApp worker = WorkerApp.start(Settings.of(settings));
+        await().atMost(Duration.ofSeconds(30)).until(() -> worker.ownedPartitions().size() == 1);
+        return worker;
     }
 
     /** A simulated-GPU worker's settings on these topics; tests add their own. */

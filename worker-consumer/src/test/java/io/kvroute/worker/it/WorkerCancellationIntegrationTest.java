@@ -3,7 +3,6 @@ package io.kvroute.worker.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kvroute.platform.config.Settings;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.ResponseEvent;
 import io.kvroute.schemas.v1.ResponseStatus;
@@ -30,8 +29,7 @@ class WorkerCancellationIntegrationTest {
         fixture = new DispatchFixture("itc", 2, 1);
         Map<String, String> s = fixture.workerSettings("w-cancel");
         s.put(WorkerConfig.SIM_MAX_RUNNING, "1");
-        worker = WorkerApp.start(Settings.of(s));
-        await().atMost(Duration.ofSeconds(30)).until(() -> worker.ownedPartitions().size() == 1);
+        worker = DispatchFixture.startOwningOne(s);
     }
 
     @AfterEach

@@ -3,7 +3,6 @@ package io.kvroute.worker.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kvroute.platform.config.Settings;
 import io.kvroute.schemas.v1.ResponseStatus;
 import io.kvroute.schemas.v1.WorkerStatus;
 import io.kvroute.worker.WorkerApp;
@@ -25,8 +24,7 @@ class WorkerPoolQuotaIntegrationTest {
         Map<String, String> s = fixture.workerSettings("w-quota");
         s.put(WorkerConfig.POOL_REQUESTS_PER_MINUTE, "2");
         s.put(WorkerConfig.TELEMETRY_INTERVAL_MS, "100");
-        worker = WorkerApp.start(Settings.of(s));
-        await().atMost(Duration.ofSeconds(30)).until(() -> worker.ownedPartitions().size() == 1);
+        worker = DispatchFixture.startOwningOne(s);
     }
 
     @AfterEach

@@ -3,7 +3,7 @@ package io.kvroute.worker.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kvroute.platform.config.Settings;
+import io.kvroute.schemas.topics.RunAttempt;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.ResponseEvent;
 import io.kvroute.schemas.v1.ResponseStatus;
@@ -30,8 +30,7 @@ class WorkerReplacementIntegrationTest {
         fixture = new DispatchFixture("itr", 2, 1);
         Map<String, String> s = fixture.workerSettings("w-replace");
         s.put(WorkerConfig.SIM_MAX_RUNNING, "1");
-        worker = WorkerApp.start(Settings.of(s));
-        await().atMost(Duration.ofSeconds(30)).until(() -> worker.ownedPartitions().size() == 1);
+        worker = DispatchFixture.startOwningOne(s);
     }
 
     @AfterEach
@@ -54,10 +53,10 @@ class WorkerReplacementIntegrationTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> fixture.terminalsOf("moved").size() == 1);
         ResponseEvent terminal = fixture.terminalsOf("moved").get(0);
         assertThat(terminal.getTerminal().getStatus()).isEqualTo(ResponseStatus.COMPLETED);
-        assertThat(terminal.getAttempt() >>> 16).as("the result is the newer attempt's").isEqualTo(2);
+        assertThat(RunAttempt.dispatchAttemptOf(terminal.getAttempt())).as("the result is the newer attempt's").isEqualTo(2);
         assertThat(fixture.eventsOf("moved").subList(0, streamed)).allSatisfy(e -> {
             assertThat(e.getTerminal()).as("the voided run wrote no result").isNull();
-            assertThat(e.getAttempt() >>> 16).isEqualTo(1);
+            assertThat(RunAttempt.dispatchAttemptOf(e.getAttempt())).isEqualTo(1);
         });
         await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(() -> fixture.terminalsOf("moved").size() == 1);
     }
@@ -68,8 +67,7 @@ class WorkerReplacementIntegrationTest {
         Map<String, String> s = fixture.workerSettings("w-replace-slow-commit");
         // results wait up to 4 s for their transaction: time for the marker to arrive after the run ended
         s.put(WorkerConfig.COMMIT_INTERVAL_MS, "4000");
-        worker = WorkerApp.start(Settings.of(s));
-        await().atMost(Duration.ofSeconds(30)).until(() -> worker.ownedPartitions().size() == 1);
+        worker = DispatchFixture.startOwningOne(s);
 
         fixture.send(dispatched("ended", 3, 1), System.currentTimeMillis());
         await().atMost(Duration.ofSeconds(20)).until(() -> !fixture.eventsOf("ended").isEmpty()
@@ -80,7 +78,7 @@ class WorkerReplacementIntegrationTest {
                 .until(() -> fixture.terminalsOf("ended").isEmpty());
         fixture.send(dispatched("ended", 3, 2), System.currentTimeMillis());
         await().atMost(Duration.ofSeconds(20)).until(() -> fixture.terminalsOf("ended").size() == 1);
-        assertThat(fixture.terminalsOf("ended").get(0).getAttempt() >>> 16).isEqualTo(2);
+        assertThat(RunAttempt.dispatchAttemptOf(fixture.terminalsOf("ended").get(0).getAttempt())).isEqualTo(2);
     }
 
     @Test

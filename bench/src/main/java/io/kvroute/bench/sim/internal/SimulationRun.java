@@ -237,12 +237,10 @@ public final class SimulationRun {
     private void admit(int index, long now) {
         String tenant = trace.get(index).tenant();
         ArrayDeque<Integer> waiting = quotaWaiting.computeIfAbsent(tenant, t -> new ArrayDeque<>());
-        if (!waiting.isEmpty()) {
-            waiting.add(index);
-            return;
-        }
         waiting.add(index);
-        admitWaiting(tenant, now);
+        if (waiting.size() == 1) {
+            admitWaiting(tenant, now);
+        }
     }
 
     private void admitWaiting(String tenant, long now) {

@@ -1,6 +1,7 @@
 package io.kvroute.platform.kafka.transactions;
 
 import java.util.Optional;
+import org.apache.kafka.clients.admin.TransactionState;
 
 /**
  * An open transaction found hanging, with what its coordinator said of the producer when it was
@@ -10,8 +11,8 @@ public record HangingTransaction(OpenTransaction open, Optional<CoordinatorTrans
 
     /** True when the coordinator's last word on this producer's transaction was a commit. */
     public boolean coordinatorCommitted() {
-        return coordinator.map(c -> c.state() == org.apache.kafka.clients.admin.TransactionState.COMPLETE_COMMIT
-                || c.state() == org.apache.kafka.clients.admin.TransactionState.PREPARE_COMMIT).orElse(false);
+        return coordinator.map(c -> c.state() == TransactionState.COMPLETE_COMMIT
+                || c.state() == TransactionState.PREPARE_COMMIT).orElse(false);
     }
 
     @Override

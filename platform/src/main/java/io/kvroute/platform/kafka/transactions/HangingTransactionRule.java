@@ -18,6 +18,9 @@ import java.util.Optional;
  * the transaction open for good.
  */
 public final class HangingTransactionRule {
+    /** Kafka's default {@code transaction.max.timeout.ms}: the longest any producer may keep a transaction. */
+    public static final long KAFKA_DEFAULT_MAX_TRANSACTION_TIMEOUT_MS = 900_000;
+
     private final long graceMs;
     private final long unknownTimeoutMs;
 

@@ -2,6 +2,7 @@ package io.kvroute.platform.kafka.transactions;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -60,15 +61,20 @@ public final class HangingTransactions {
     public List<HangingTransaction> find() {
         List<OpenTransaction> open = openTransactions();
         Map<Long, Optional<CoordinatorTransaction>> coordinators = new HashMap<>();
+        Set<Long> unreachable = new HashSet<>();
         long now = clock.getAsLong();
         List<HangingTransaction> hanging = new ArrayList<>();
         for (OpenTransaction o : open) {
+            if (unreachable.contains(o.producerId())) {
+                continue;
+            }
             Optional<CoordinatorTransaction> coordinator;
             try {
                 coordinator = coordinators.computeIfAbsent(o.producerId(), this::coordinatorView);
             } catch (KafkaException e) {
-                // without the coordinator's word nothing is called hanging
+                // without the coordinator's word nothing is called hanging; asked once per look-up
                 LOG.warn("could not ask the coordinator about producer {}: {}", o.producerId(), e.toString());
+                unreachable.add(o.producerId());
                 continue;
             }
             if (rule.isHanging(o, coordinator, now)) {

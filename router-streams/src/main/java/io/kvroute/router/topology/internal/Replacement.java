@@ -8,6 +8,13 @@ package io.kvroute.router.topology.internal;
  * otherwise be re-placed at every outage of its region, for ever.
  */
 public record Replacement(long patienceMs, long checkMs, long forgetAfterMs) {
+    /** Silent regions are looked for every second, or as often as the patience if it is shorter. */
+    static final long MAX_CHECK_MS = 1_000;
+
+    public static Replacement of(long patienceMs, long forgetAfterMs) {
+        return new Replacement(patienceMs, Math.min(MAX_CHECK_MS, patienceMs), forgetAfterMs);
+    }
+
     public Replacement {
         if (patienceMs < 1 || checkMs < 1 || forgetAfterMs < 1) {
             throw new IllegalArgumentException("re-placement patience, check interval and forget-after must be >= 1 ms, were "

@@ -82,7 +82,7 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
             long output = usage == null ? 0 : usage.getCompletionTokens();
             fairShares.settle(context.taskId(), record.key(), prompt, output);
             if (settleQuotas) {
-                String tenant = dispatched.getRequest().getTenant() == null ? "" : dispatched.getRequest().getTenant();
+                String tenant = Conversions.nullToEmpty(dispatched.getRequest().getTenant());
                 context.forward(new Record<Object, Object>(tenant, new QuotaSettlement(record.key(), tenant, prompt + output),
                         record.timestamp(), new RecordHeaders()), TopologyNames.ADMISSION_SETTLE_SINK);
             }

@@ -33,7 +33,7 @@ public final class ResponseEvents {
         return requestId;
     }
 
-    /** The run attempt stamped on every event (see {@link RunAttempt}). */
+    /** The run attempt stamped on every event (see {@link io.kvroute.schemas.topics.RunAttempt}). */
     public int attempt() {
         return attempt;
     }
