@@ -9,29 +9,28 @@ import java.util.Map;
  * are virtual ms as the user sees them; {@code -1} = never.
  *
  * @param attempts            dispatches per request (more than 1 after a 429 or a failover)
- * @param lost                requests that never completed (rejected, failed or stuck)
  * @param placements          every dispatch decision, in time order
  * @param residencyViolations dispatches to a region the request or its tenant does not allow (checked by the
  *                            simulator against the trace, not by the router's own code)
- * @param residencyRejected   requests refused because request and tenant allow no region in common
  * @param rateLimitedAnswers  429 answers the router received
  * @param cooldownMsByRegion  total time each region's pool was cooling down (union of cool-downs)
  * @param failovers           re-dispatches of requests stuck on a worker whose telemetry went stale
  * @param quotaWaits          requests that waited for their tenant's quota
  * @param quotaRejected       requests rejected by their tenant's quota
  */
-public record RunLog(List<TraceRequest> trace, long[] firstTokenAtMs, long[] doneAtMs, int[] attempts, boolean[] lost,
-                     List<PlacementRecord> placements, int residencyViolations, int residencyRejected, int rateLimitedAnswers,
+public record RunLog(List<TraceRequest> trace, long[] firstTokenAtMs, long[] doneAtMs, int[] attempts,
+                     List<PlacementRecord> placements, int residencyViolations, int rateLimitedAnswers,
                      Map<String, Long> cooldownMsByRegion, int failovers, int quotaWaits, int quotaRejected) {
 
     /** One dispatch: when, which request (trace index), where, and which attempt. */
     public record PlacementRecord(long atMs, int index, String region, String workerId, int attempt) {
     }
 
+    /** Requests that never completed (rejected, failed or stuck): those never done. */
     public int lostCount() {
         int n = 0;
-        for (boolean l : lost) {
-            if (l) {
+        for (long done : doneAtMs) {
+            if (done < 0) {
                 n++;
             }
         }

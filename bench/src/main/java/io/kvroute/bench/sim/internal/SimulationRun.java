@@ -102,7 +102,6 @@ public final class SimulationRun {
     private final Map<String, Long> coolingEndByRegion = new TreeMap<>();
     private final Map<String, Long> cooldownMsByRegion = new TreeMap<>();
     private int residencyViolations;
-    private int residencyRejected;
     private int rateLimitedAnswers;
     private int failovers;
     private int quotaWaits;
@@ -222,7 +221,6 @@ public final class SimulationRun {
                 SimConfig.MODEL, r.inputTokens(), r.blockIds(), r.blockTokens(), r.outputTokens(), r.allowedRegions(),
                 r.priority(), RouteRequest.NO_DEADLINE));
         if (constrained.isEmpty()) {
-            residencyRejected++;
             reject(index);
             return;
         }
@@ -556,12 +554,8 @@ public final class SimulationRun {
 
     /** What happened to each request; call after {@link #run()}. */
     public RunLog log() {
-        boolean[] lost = new boolean[trace.size()];
-        for (int i = 0; i < lost.length; i++) {
-            lost[i] = doneAtMs[i] == NOT_YET;
-        }
-        return new RunLog(trace, firstTokenAtMs.clone(), doneAtMs.clone(), attempts.clone(), lost, List.copyOf(placements),
-                residencyViolations, residencyRejected, rateLimitedAnswers, Map.copyOf(cooldownMsByRegion), failovers, quotaWaits,
+        return new RunLog(trace, firstTokenAtMs.clone(), doneAtMs.clone(), attempts.clone(), List.copyOf(placements),
+                residencyViolations, rateLimitedAnswers, Map.copyOf(cooldownMsByRegion), failovers, quotaWaits,
                 quotaRejected);
     }
 

@@ -306,11 +306,13 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
             return;
         }
         Set<String> silent = new TreeSet<>();
+        Set<String> stillInFlight = new HashSet<>();
         Map<String, String> replaced = new HashMap<>();
         try (KeyValueIterator<String, DispatchedRequest> it = inFlight.all()) {
             while (it.hasNext()) {
                 KeyValue<String, DispatchedRequest> entry = it.next();
                 DispatchedRequest dispatched = entry.value;
+                stillInFlight.add(dispatched.getRegion());
                 long heard = lastHeard.getOrDefault(dispatched.getRegion(), Long.MIN_VALUE);
                 if (heard != Long.MIN_VALUE && now - heard <= replacement.patienceMs()) {
                     continue;
@@ -321,6 +323,8 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
                 replaced.put(entry.key, why);
             }
         }
+        // a region nothing is in flight to any more no longer makes every check scan the store
+        regionsDispatchedTo.retainAll(stillInFlight);
         if (replaced.isEmpty()) {
             return;
         }
