@@ -156,8 +156,37 @@ class ReplacementTopologyTest {
         assertThat(expired.getTerminal().getStatus()).isEqualTo(ResponseStatus.EXPIRED);
         assertThat(expired.getAttempt()).isEqualTo(2 << 16);
         assertThat(cancellations.readValue().getSupersedesBelowAttempt()).isEqualTo(2);
+        RoutingDecision decision = decisions.readValue();
+        assertThat(decision.getOutcome()).isEqualTo(DecisionOutcome.NO_CAPACITY);
+        assertThat(decision.getAttempt()).isEqualTo(2);
+        assertThat(decision.getReason()).startsWith("expired: deadline " + deadline + " passed while its region was silent");
+        assertThat(harness.metrics.registry().counter(RouterMetrics.REQUESTS_EXPIRED).count()).isEqualTo(1.0);
         assertThat(dispatchWest.isEmpty()).isTrue();
         assertThat(dispatchEast.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldAnswerACancelFoundAtRePlacementLikeAnyOtherCancelWithoutDispatchingItAgain() {
+        dispatchToEastThenStartWest(Records.request("req-1", now()).build());
+        harness.cancellationsIn.pipeInput("req-1", CancelRequest.newBuilder().setRequestId("req-1").setReason("user")
+                .setRequestedAtMs(now()).build());
+
+        advanceReporting(PATIENCE_MS * 2, "west-1");
+
+        ResponseEvent cancelled = responses.readValue();
+        assertThat(cancelled.getTerminal().getStatus()).isEqualTo(ResponseStatus.CANCELLED);
+        assertThat(cancelled.getTerminal().getError()).startsWith("cancelled while its region was silent (region us-east silent for");
+        assertThat(cancelled.getAttempt()).as("outranks the old run").isEqualTo(RunAttempt.routerAnswer(2))
+                .isGreaterThan(RunAttempt.of(1, 1));
+        RoutingDecision decision = decisions.readValue();
+        assertThat(decision.getOutcome()).isEqualTo(DecisionOutcome.REJECTED);
+        assertThat(decision.getAttempt()).isEqualTo(2);
+        assertThat(decision.getReason()).startsWith("cancelled: cancelled while its region was silent");
+        assertThat(harness.metrics.registry().counter(RouterMetrics.REQUESTS_CANCELLED).count()).isEqualTo(1.0);
+        assertThat(harness.inFlight().get("req-1")).isNull();
+        assertThat(dispatchWest.isEmpty()).isTrue();
+        assertThat(cancellations.isEmpty()).as("the user's cancel already voids the old run").isTrue();
+        assertThat(responses.isEmpty()).as("answered once").isTrue();
     }
 
     @Test

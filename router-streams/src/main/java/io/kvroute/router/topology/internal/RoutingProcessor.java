@@ -82,6 +82,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class RoutingProcessor implements Processor<String, InferenceRequest, Object, Object> {
     private static final Logger LOG = LoggerFactory.getLogger(RoutingProcessor.class);
+    /** The dispatch attempt of a request answered before it was ever dispatched. */
+    private static final int NOT_DISPATCHED = 0;
 
     private final Router router;
     private final String policyName;
@@ -174,7 +176,7 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
         long now = context.currentSystemTimeMs();
         InferenceRequest request = record.value();
         if (isCancelled(request)) {
-            cancel(request, "cancelled before it was dispatched", now);
+            cancel(request, "cancelled before it was dispatched", NOT_DISPATCHED, now);
             return;
         }
         // while anything waits, newcomers queue behind it: freed capacity goes in arrival order
@@ -245,9 +247,10 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
                 InferenceRequest request = entry.value;
                 ParkedKey key = ParkedKey.decode(entry.key);
                 if (isCancelled(request)) {
-                    cancel(request, "cancelled while waiting for capacity", now);
+                    cancel(request, "cancelled while waiting for capacity", NOT_DISPATCHED, now);
                 } else if (request.getDeadlineMs() != null && request.getDeadlineMs() <= now) {
-                    expire(request, now);
+                    expire(request, "deadline " + request.getDeadlineMs() + " passed while waiting for capacity (now " + now + ")",
+                            NOT_DISPATCHED, now);
                 } else if (now - key.parkedAtMs() >= parkedMaxMs) {
                     giveUp(request, whyNotPlaced.getOrDefault(entry.key, "never its tenant's turn"), now);
                 } else {
@@ -366,16 +369,9 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
             int attempt = dispatched.getAttempt();
             String reason = "no result within " + replacement.forgetAfterMs() + " ms of its dispatch to " + dispatched.getRegion()
                     + " (attempt " + attempt + "); the router gave up on it";
-            ResponseEvent failed = Conversions.terminal(id, request, ResponseStatus.FAILED, reason, now);
-            failed.setAttempt(RunAttempt.routerAnswer(attempt));
-            context.forward(new Record<Object, Object>(id, failed, now, new RecordHeaders()), TopologyNames.RESPONSES_SINK);
-            RoutingDecision decision = Conversions.refusedDecision(id, request, DecisionOutcome.REJECTED, policyName, 0,
-                    "gave up: " + reason, now);
-            decision.setAttempt(attempt);
-            context.forward(new Record<Object, Object>(id, decision, now, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
-            inFlight.delete(id);
-            releaseQuota(request, now);
             metrics.forgotten();
+            answer(request, ResponseStatus.FAILED, DecisionOutcome.REJECTED, reason, "gave up: " + reason, attempt, now);
+            inFlight.delete(id);
         }
         if (!abandoned.isEmpty()) {
             LOG.warn("gave up on {} dispatched requests without a result {} ms after their dispatch, e.g. {}",
@@ -390,27 +386,15 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
         int next = old.getAttempt() + 1;
         if (isCancelled(request)) {
             // the user's cancel stops the old run if its region comes back; the answer cannot wait for that
-            ResponseEvent cancelled = Conversions.terminal(id, request, ResponseStatus.CANCELLED,
-                    "cancelled while its region was silent (" + why + ")", now);
-            cancelled.setAttempt(RunAttempt.routerAnswer(next));
-            context.forward(new Record<Object, Object>(id, cancelled, now, new RecordHeaders()), TopologyNames.RESPONSES_SINK);
+            cancel(request, "cancelled while its region was silent (" + why + ")", next, now);
             inFlight.delete(id);
-            releaseQuota(request, now);
             return true;
         }
         if (request.getDeadlineMs() != null && request.getDeadlineMs() <= now) {
             String reason = "deadline " + request.getDeadlineMs() + " passed while its region was silent (" + why + ")";
             supersede(id, next, reason, now);
-            ResponseEvent expired = Conversions.terminal(id, request, ResponseStatus.EXPIRED, reason, now);
-            expired.setAttempt(RunAttempt.routerAnswer(next));
-            context.forward(new Record<Object, Object>(id, expired, now, new RecordHeaders()), TopologyNames.RESPONSES_SINK);
-            RoutingDecision decision = Conversions.refusedDecision(id, request, DecisionOutcome.NO_CAPACITY, policyName, 0,
-                    "expired: " + reason, now);
-            decision.setAttempt(next);
-            context.forward(new Record<Object, Object>(id, decision, now, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
-            metrics.expired();
+            expire(request, reason, next, now);
             inFlight.delete(id);
-            releaseQuota(request, now);
             return true;
         }
         // the marker and the new dispatch commit in one transaction: the old region's workers see both or neither
@@ -434,30 +418,39 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
         context.forward(new Record<Object, Object>(id, marker, now, new RecordHeaders()), TopologyNames.CANCELLATIONS_SINK);
     }
 
-    private void expire(InferenceRequest request, long now) {
-        String id = request.getRequestId();
-        String reason = "deadline " + request.getDeadlineMs() + " passed while waiting for capacity (now " + now + ")";
+    private void expire(InferenceRequest request, String reason, int dispatchAttempt, long now) {
         metrics.expired();
-        LOG.info("expired parked request {}: {}", id, reason);
-        context.forward(new Record<Object, Object>(id, Conversions.terminal(id, request, ResponseStatus.EXPIRED, reason, now), now,
-                new RecordHeaders()), TopologyNames.RESPONSES_SINK);
-        context.forward(new Record<Object, Object>(id, Conversions.refusedDecision(id, request, DecisionOutcome.NO_CAPACITY,
-                policyName, 0, "expired: " + reason, now), now, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
-        releaseQuota(request, now);
+        LOG.info("expired request {}: {}", request.getRequestId(), reason);
+        answer(request, ResponseStatus.EXPIRED, DecisionOutcome.NO_CAPACITY, reason, "expired: " + reason, dispatchAttempt, now);
     }
 
     private boolean isCancelled(InferenceRequest request) {
         return cancellations.get(request.getRequestId()) != null;
     }
 
-    private void cancel(InferenceRequest request, String why, long now) {
-        String id = request.getRequestId();
+    private void cancel(InferenceRequest request, String why, int dispatchAttempt, long now) {
         metrics.cancelled();
-        LOG.info("request {} {}", id, why);
-        context.forward(new Record<Object, Object>(id, Conversions.terminal(id, request, ResponseStatus.CANCELLED, why, now), now,
-                new RecordHeaders()), TopologyNames.RESPONSES_SINK);
-        context.forward(new Record<Object, Object>(id, Conversions.refusedDecision(id, request, DecisionOutcome.REJECTED,
-                policyName, 0, "cancelled: " + why, now), now, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
+        LOG.info("request {} {}", request.getRequestId(), why);
+        answer(request, ResponseStatus.CANCELLED, DecisionOutcome.REJECTED, why, "cancelled: " + why, dispatchAttempt, now);
+    }
+
+    /**
+     * Answers a request the router will not run (any more): its terminal response, its decision
+     * record and its quota hold back. Every such path comes through here, so none writes less.
+     * Once dispatched ({@code dispatchAttempt} above 0), the answer ranks as the router's for that
+     * attempt and the decision names it; before, both keep the never-dispatched defaults.
+     */
+    private void answer(InferenceRequest request, ResponseStatus status, DecisionOutcome outcome, String reason,
+                        String decisionReason, int dispatchAttempt, long now) {
+        String id = request.getRequestId();
+        ResponseEvent terminal = Conversions.terminal(id, request, status, reason, now);
+        RoutingDecision decision = Conversions.refusedDecision(id, request, outcome, policyName, 0, decisionReason, now);
+        if (dispatchAttempt != NOT_DISPATCHED) {
+            terminal.setAttempt(RunAttempt.routerAnswer(dispatchAttempt));
+            decision.setAttempt(dispatchAttempt);
+        }
+        context.forward(new Record<Object, Object>(id, terminal, now, new RecordHeaders()), TopologyNames.RESPONSES_SINK);
+        context.forward(new Record<Object, Object>(id, decision, now, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
         releaseQuota(request, now);
     }
 
@@ -475,14 +468,9 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
     }
 
     private void refuse(InferenceRequest request, String why, long now) {
-        String id = request.getRequestId();
         String reason = new Rejection(Rejection.NO_CAPACITY, why).reason();
         metrics.rejected(Rejection.NO_CAPACITY);
-        context.forward(new Record<Object, Object>(id, Conversions.terminal(id, request, ResponseStatus.REJECTED, reason, now), now,
-                new RecordHeaders()), TopologyNames.RESPONSES_SINK);
-        context.forward(new Record<Object, Object>(id, Conversions.refusedDecision(id, request, DecisionOutcome.NO_CAPACITY,
-                policyName, 0, reason, now), now, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
-        releaseQuota(request, now);
+        answer(request, ResponseStatus.REJECTED, DecisionOutcome.NO_CAPACITY, reason, reason, NOT_DISPATCHED, now);
     }
 
     @Override
