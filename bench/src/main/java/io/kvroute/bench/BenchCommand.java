@@ -21,6 +21,7 @@ import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -85,6 +86,10 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--seed", paramLabel = "N", defaultValue = "42", description = "Seed of randomised policies, telemetry phases and generated workloads (default: ${DEFAULT-VALUE}).")
     long seed;
 
+    @Option(names = "--seeds", paramLabel = "SEED", split = ",", description = "Run once per seed (instead of --seed) and end "
+            + "with each seed's verdict on the routing-quality claim; --json then writes {\"runs\": [...]}; no --plot.")
+    List<Long> seeds;
+
     @Option(names = "--json", paramLabel = "PATH", description = "Write the results as JSON.")
     Path json;
 
@@ -136,28 +141,44 @@ public final class BenchCommand implements Callable<Integer> {
                     + "--requests, --tenants at least 1; were " + scale + ", " + tenantRate + ", " + threads + ", " + requests + ", " + tenants);
         }
         List<String> names = policyNames(policies);
-        SimConfig config = config();
-        List<TraceRequest> requestsToRun;
-        try {
-            requestsToRun = Traces.scaleLoad(loadTrace(fmt), scale);
-        } catch (IllegalArgumentException | UncheckedIOException e) {
-            spec.commandLine().getErr().println("cannot use the trace: " + e.getMessage());
-            return 1;
+        if (seeds != null && (seeds.isEmpty() || plot != null)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), seeds.isEmpty() ? "--seeds needs at least one seed"
+                    : "--plot draws one run: use --seed with it, not --seeds");
         }
-        long started = System.nanoTime();
-        Map<String, PolicyResult> results = Simulator.runAll(names, requestsToRun, config, threads);
-        Bounds bounds = Bounds.compute(requestsToRun, config);
-        double seconds = (System.nanoTime() - started) / 1e9;
-        BenchReport report = new BenchReport(fmt.equals("tenants") ? "generated" : trace.toString(), fmt, requestsToRun.size(),
-                config.fleet().toString(), config.engine().name(), scale, seed, sloMs, results, bounds);
-        out.print(ComparisonTable.format(report));
-        out.printf(Locale.ROOT, "simulated %d policies in %.1f s%n", names.size(), seconds);
+        List<BenchReport> reports = new ArrayList<>();
+        for (long runSeed : seeds != null ? seeds : List.of(seed)) {
+            SimConfig config = config(runSeed);
+            List<TraceRequest> requestsToRun;
+            try {
+                requestsToRun = Traces.scaleLoad(loadTrace(fmt, runSeed), scale);
+            } catch (IllegalArgumentException | UncheckedIOException e) {
+                spec.commandLine().getErr().println("cannot use the trace: " + e.getMessage());
+                return 1;
+            }
+            long started = System.nanoTime();
+            Map<String, PolicyResult> results = Simulator.runAll(names, requestsToRun, config, threads);
+            Bounds bounds = Bounds.compute(requestsToRun, config);
+            double seconds = (System.nanoTime() - started) / 1e9;
+            BenchReport report = new BenchReport(fmt.equals("tenants") ? "generated" : trace.toString(), fmt, requestsToRun.size(),
+                    config.fleet().toString(), config.engine().name(), scale, runSeed, sloMs, results, bounds);
+            reports.add(report);
+            out.print(ComparisonTable.format(report));
+            out.printf(Locale.ROOT, "simulated %d policies in %.1f s%n", names.size(), seconds);
+        }
+        if (seeds != null) {
+            out.println();
+            out.print(ComparisonTable.verdicts(reports));
+        }
         if (json != null) {
-            JsonReport.write(report, json);
+            if (seeds != null) {
+                JsonReport.writeRuns(reports, json);
+            } else {
+                JsonReport.write(reports.get(0), json);
+            }
             out.println("wrote " + json);
         }
         if (plot != null) {
-            Charts.write(report, plot).forEach(p -> out.println("wrote " + p));
+            Charts.write(reports.get(0), plot).forEach(p -> out.println("wrote " + p));
         }
         out.flush();
         return 0;
@@ -189,13 +210,13 @@ public final class BenchCommand implements Callable<Integer> {
         return 0;
     }
 
-    private SimConfig config() {
+    private SimConfig config(long runSeed) {
         try {
             EngineProfile profile = EngineProfile.named(engine);
             return SimConfig.defaults()
                     .withFleet(FleetSpec.parse(fleet))
                     .withEngine(engine(profile))
-                    .withSeed(seed)
+                    .withSeed(runSeed)
                     .withSloMs(sloMs)
                     .withDispatchLatencyMs(dispatchLatencyMs)
                     .withTelemetryIntervalMs(telemetryIntervalMs);
@@ -229,12 +250,12 @@ public final class BenchCommand implements Callable<Integer> {
         };
     }
 
-    private List<TraceRequest> loadTrace(String fmt) {
+    private List<TraceRequest> loadTrace(String fmt, long runSeed) {
         if (fmt.equals("tenants")) {
             int n = requests != null ? requests : DEFAULT_TENANT_REQUESTS;
-            TenantWorkload.Spec defaults = TenantWorkload.Spec.llmdDefaults(n, tenantRate, seed);
+            TenantWorkload.Spec defaults = TenantWorkload.Spec.llmdDefaults(n, tenantRate, runSeed);
             return TenantWorkload.generate(new TenantWorkload.Spec(tenants, defaults.prefixTokens(), defaults.queryTokens(),
-                    defaults.meanOutputTokens(), tenantRate, n, seed));
+                    defaults.meanOutputTokens(), tenantRate, n, runSeed));
         }
         if (!Files.isReadable(trace)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "cannot read trace " + trace);

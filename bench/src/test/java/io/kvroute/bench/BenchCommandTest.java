@@ -58,6 +58,35 @@ class BenchCommandTest {
     }
 
     @Test
+    void shouldRunOncePerSeedAndEndWithEachSeedsVerdict() throws Exception {
+        Path json = dir.resolve("seeds.json");
+
+        Run run = run("--format", "tenants", "--requests", "200", "--tenant-rate", "20", "--policies", "kvroute,gie-weighted",
+                "--fleet", "a=2@5", "--seeds", "3,4", "--json", json.toString());
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).contains("seed 3, TTFT SLO", "seed 4, TTFT SLO", "seed 3: kvroute vs best baselines",
+                "seed 4: kvroute vs best baselines").containsPattern("routing-quality claim met on [0-2] of 2 seeds");
+        JsonNode runs = new ObjectMapper().readTree(json.toFile()).path("runs");
+        assertThat(runs.size()).isEqualTo(2);
+        assertThat(runs.get(0).path("seed").asLong()).isEqualTo(3);
+        assertThat(runs.get(1).path("seed").asLong()).isEqualTo(4);
+        assertThat(runs.get(1).path("verdict").path("best_p99_baseline").asText()).isEqualTo("gie-weighted");
+        assertThat(runs.get(1).path("verdict").has("passed")).isTrue();
+        assertThat(runs.get(0).path("policies").path("kvroute").path("ttft_ms").path("p99").asDouble())
+                .as("the generated workload differs by seed").isNotEqualTo(runs.get(1).path("policies").path("kvroute").path("ttft_ms")
+                        .path("p99").asDouble());
+    }
+
+    @Test
+    void shouldRefusePlotsForSeveralSeeds() {
+        Run run = run("--format", "tenants", "--seeds", "1,2", "--plot", dir.resolve("p").toString());
+
+        assertThat(run.exitCode()).isNotZero();
+        assertThat(run.err()).contains("--plot draws one run");
+    }
+
+    @Test
     void shouldReadATraceFileGuessingItsFormat() throws Exception {
         Path trace = dir.resolve("t.jsonl");
         Files.writeString(trace, """

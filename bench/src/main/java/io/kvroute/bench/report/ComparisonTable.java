@@ -2,10 +2,12 @@ package io.kvroute.bench.report;
 
 import io.kvroute.bench.sim.Bounds;
 import io.kvroute.bench.sim.PolicyResult;
+import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
-/** The bench report as a plain-text table: one row per policy, then the bounds. */
+/** The bench report as a plain-text table: one row per policy, then the bounds and kvroute's verdict. */
 public final class ComparisonTable {
     private static final String ROW = "%-19s %9s %9s %9s %9s %9s %9s %6s %7s %9s %8s %5s  %s%n";
 
@@ -34,9 +36,26 @@ public final class ComparisonTable {
         out.append(String.format(Locale.ROOT, "bounds: prefix_hit_rate_upper %.3f (infinite shared cache); "
                         + "ttft_oracle p50 %s p99 %s (alone on an idle GPU holding every prefix seen before)%n",
                 b.prefixHitRateUpper(), ms(b.ttftOracleMs().p50()), ms(b.ttftOracleMs().p99())));
+        QualityVerdict.of(report).ifPresent(v -> out.append(v.describe()).append('\n'));
         out.append("latencies in ms as the user sees them (dispatch + network both ways + queueing + prefill); "
                 + "goodput = requests with TTFT <= " + report.sloMs() + " ms per second of makespan;\n"
                 + "busy = GPU step time / (GPUs x makespan); '!' = some requests rejected or failed\n");
+        return out.toString();
+    }
+
+    /** Each run's verdict on the routing-quality claim, a line per seed, then how many passed. */
+    public static String verdicts(List<BenchReport> reports) {
+        StringBuilder out = new StringBuilder();
+        int judged = 0;
+        int passed = 0;
+        for (BenchReport report : reports) {
+            Optional<QualityVerdict> verdict = QualityVerdict.of(report);
+            out.append(String.format(Locale.ROOT, "seed %d: %s%n", report.seed(),
+                    verdict.map(QualityVerdict::describe).orElse("no verdict (needs kvroute and at least one baseline)")));
+            judged += verdict.isPresent() ? 1 : 0;
+            passed += verdict.filter(QualityVerdict::passed).isPresent() ? 1 : 0;
+        }
+        out.append(String.format(Locale.ROOT, "routing-quality claim met on %d of %d seeds%n", passed, judged));
         return out.toString();
     }
 

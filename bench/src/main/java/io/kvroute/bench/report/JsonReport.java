@@ -2,6 +2,7 @@ package io.kvroute.bench.report;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kvroute.bench.sim.Latency;
 import io.kvroute.bench.sim.PolicyResult;
@@ -9,12 +10,14 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * The bench report as JSON: top level {@code trace, format, requests, fleet, engine, load_scale,
  * seed, slo_ms}, then {@code policies} (name → completed, rejected, failed, ttft_ms {p50,p90,p99,mean},
  * e2e_ms {p50,p99,mean}, prefix_hit_rate, preemptions, goodput_rps, throughput_tokens_s, makespan_s, gpu_busy, parked,
- * requests_per_region) and {@code bounds} (prefix_hit_rate_upper, ttft_oracle_ms {p50,p90,p99,mean}).
+ * requests_per_region), {@code bounds} (prefix_hit_rate_upper, ttft_oracle_ms {p50,p90,p99,mean}) and, when kvroute ran
+ * with a baseline, {@code verdict} on the routing-quality claim ({@link QualityVerdict}). Several seeds: {@code {"runs": [...]}}.
  */
 public final class JsonReport {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -37,16 +40,42 @@ public final class JsonReport {
         ObjectNode bounds = root.putObject("bounds");
         bounds.put("prefix_hit_rate_upper", round(report.bounds().prefixHitRateUpper(), 4));
         latency(bounds.putObject("ttft_oracle_ms"), report.bounds().ttftOracleMs(), true);
+        QualityVerdict.of(report).ifPresent(v -> verdict(root.putObject("verdict"), v));
         return root;
     }
 
+    /** Several runs (one per seed) as {@code {"runs": [report, ...]}}. */
+    public static void writeRuns(List<BenchReport> reports, Path path) {
+        ObjectNode root = JSON.createObjectNode();
+        ArrayNode runs = root.putArray("runs");
+        reports.forEach(r -> runs.add(toJson(r)));
+        writeJson(root, path);
+    }
+
+    private static void verdict(ObjectNode node, QualityVerdict v) {
+        node.put("best_p99_baseline", v.bestP99Baseline().policy());
+        node.put("best_p50_baseline", v.bestP50Baseline().policy());
+        node.put("p99_margin", round(v.p99Margin(), 4));
+        node.put("p99_target_ms", round(v.p99TargetMs(), 1));
+        node.put("p99_target_out_of_reach", v.p99TargetOutOfReach());
+        node.put("hit_rate_share_of_bound", round(v.hitRateShare(), 4));
+        node.put("meets_p99", v.meetsP99());
+        node.put("meets_p50", v.meetsP50());
+        node.put("meets_hit_rate", v.meetsHitRate());
+        node.put("passed", v.passed());
+    }
+
     public static void write(BenchReport report, Path path) {
+        writeJson(toJson(report), path);
+    }
+
+    private static void writeJson(ObjectNode root, Path path) {
         try {
             Path parent = path.toAbsolutePath().getParent();
             if (parent != null) {
                 Files.createDirectories(parent);
             }
-            JSON.writeValue(path.toFile(), toJson(report));
+            JSON.writeValue(path.toFile(), root);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + path + ": " + e.getMessage(), e);
         }

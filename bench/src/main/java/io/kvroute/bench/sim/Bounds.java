@@ -25,13 +25,29 @@ import java.util.Set;
 public record Bounds(double prefixHitRateUpper, Latency ttftOracleMs) {
 
     public static Bounds compute(List<TraceRequest> trace, SimConfig config) {
+        long[] oracle = new long[trace.size()];
+        double hitRate = walk(trace, config, oracle);
+        return new Bounds(hitRate, Latency.of(oracle));
+    }
+
+    /**
+     * Each request's oracle TTFT, in trace order: a lower bound on its TTFT under any policy, so
+     * no policy's TTFT percentile can be below the same percentile of these.
+     */
+    public static long[] oracleTtftsMs(List<TraceRequest> trace, SimConfig config) {
+        long[] oracle = new long[trace.size()];
+        walk(trace, config, oracle);
+        return oracle;
+    }
+
+    /** Fills {@code oracle} with each request's oracle TTFT and returns the infinite-cache hit rate. */
+    private static double walk(List<TraceRequest> trace, SimConfig config, long[] oracle) {
         CostModel cost = config.engine().costModel();
         EngineLimits limits = config.engine().limits();
         long network = config.dispatchLatencyMs() + 2 * config.fleet().smallestDelayMs();
         Set<Long> seen = new HashSet<>();
         long promptTokens = 0;
         long hitTokens = 0;
-        long[] oracle = new long[trace.size()];
         for (int i = 0; i < trace.size(); i++) {
             TraceRequest r = trace.get(i);
             long[] blocks = r.blockIds();
@@ -54,7 +70,7 @@ public record Bounds(double prefixHitRateUpper, Latency ttftOracleMs) {
                 seen.add(block);
             }
         }
-        return new Bounds(promptTokens == 0 ? 0.0 : (double) hitTokens / promptTokens, Latency.of(oracle));
+        return promptTokens == 0 ? 0.0 : (double) hitTokens / promptTokens;
     }
 
     /** Time the engine takes, idle, to prefill {@code r} holding its first {@code leadingCached} blocks. */

@@ -2,7 +2,10 @@ package io.kvroute.bench.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvroute.bench.trace.TenantWorkload;
 import io.kvroute.bench.trace.TraceRequest;
+import io.kvroute.bench.trace.Traces;
+import io.kvroute.router.routing.Policies;
 import io.kvroute.worker.engine.sim.CostModel;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -48,5 +51,25 @@ class BoundsTest {
         Bounds bounds = Bounds.compute(SimTraces.mooncake(Integer.MAX_VALUE), SimConfig.defaults());
 
         assertThat(String.format(java.util.Locale.ROOT, "%.3f", bounds.prefixHitRateUpper())).isEqualTo("0.651");
+    }
+
+    /** What makes a p99 target below the oracle's p99 out of any policy's reach (QualityVerdict). */
+    @Test
+    void shouldBeAPerRequestLowerBoundOnEveryPolicysTtft() {
+        SimConfig defaults = SimConfig.defaults();
+        List<List<TraceRequest>> traces = List.of(Traces.scaleLoad(SimTraces.mooncake(800), 3.0),
+                TenantWorkload.generate(TenantWorkload.Spec.llmdDefaults(400, 40, 7)));
+        for (List<TraceRequest> trace : traces) {
+            long[] oracle = Bounds.oracleTtftsMs(trace, defaults);
+            assertThat(Bounds.compute(trace, defaults).ttftOracleMs()).isEqualTo(Latency.of(oracle));
+            for (String policy : Policies.names()) {
+                PolicyResult result = Simulator.run(policy, trace, defaults);
+                assertThat(result.completed()).as(policy).isEqualTo(trace.size());
+                long[] ttfts = result.ttftsMs();
+                for (int i = 0; i < trace.size(); i++) {
+                    assertThat(ttfts[i]).as("%s request %d", policy, i).isGreaterThanOrEqualTo(oracle[i]);
+                }
+            }
+        }
     }
 }
