@@ -39,8 +39,9 @@ import org.slf4j.LoggerFactory;
  * <p>The router's re-placement markers ({@code supersedesBelowAttempt} set) go to
  * {@code onSupersede} instead: they void old dispatch attempts, not the request. A value that
  * does not decode counts as a cancel. As a {@link CancellationView} it says when it has read
- * everything written before a given moment: it compares its position with the end offsets,
- * fetched at most every {@value #END_CHECK_INTERVAL_MS} ms.
+ * everything written before a given moment: it compares its position with the end offsets. It
+ * asks the broker for them only while a caller of {@link #awaitReadUpTo} waits for a moment later
+ * than the one already confirmed, and then at most every {@value #END_CHECK_INTERVAL_MS} ms.
  */
 public final class CancellationFollower implements Runnable, AutoCloseable, CancellationView {
     private static final Logger LOG = LoggerFactory.getLogger(CancellationFollower.class);
@@ -54,7 +55,12 @@ public final class CancellationFollower implements Runnable, AutoCloseable, Canc
     private final BiConsumer<String, Integer> onSupersede;
     private final Deserializer<CancelRequest> deserializer;
     private final Object readUpToMonitor = new Object();
-    private volatile long readUpToMs = Long.MIN_VALUE;
+    /** Guarded by {@code readUpToMonitor}: a moment before which everything has been read. */
+    private long readUpToMs = Long.MIN_VALUE;
+    /** Guarded by {@code readUpToMonitor}: the latest moment a caller of {@link #awaitReadUpTo} has asked for. */
+    private long wantedUpToMs = Long.MIN_VALUE;
+    /** Guarded by {@code readUpToMonitor}: callers in {@link #awaitReadUpTo} now; one that gave up no longer counts. */
+    private int waiters;
     private long lastEndCheckMs;
     private final Duration lookback;
     private final LongSupplier clock;
@@ -153,8 +159,16 @@ public final class CancellationFollower implements Runnable, AutoCloseable, Canc
         }
     }
 
-    /** After a poll: if the position has reached the end offsets fetched just now, everything before now is read. */
+    /**
+     * After a poll, while someone waits for a moment not yet confirmed: if the position has reached
+     * the end offsets fetched just now, everything before now is read.
+     */
     private void noteReadUpTo(List<TopicPartition> partitions) {
+        synchronized (readUpToMonitor) {
+            if (waiters == 0 || wantedUpToMs <= readUpToMs) {
+                return;
+            }
+        }
         long now = clock.getAsLong();
         if (now - lastEndCheckMs < END_CHECK_INTERVAL_MS) {
             return;
@@ -180,19 +194,26 @@ public final class CancellationFollower implements Runnable, AutoCloseable, Canc
     public boolean awaitReadUpTo(long epochMs, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (readUpToMonitor) {
-            while (readUpToMs < epochMs) {
-                long leftMs = (deadline - System.nanoTime()) / 1_000_000;
-                if (leftMs <= 0 || stopped.getCount() == 0) {
-                    return false;
-                }
-                try {
-                    readUpToMonitor.wait(leftMs);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return false;
-                }
+            if (readUpToMs >= epochMs) {
+                return true;
             }
-            return true;
+            waiters++;
+            wantedUpToMs = Math.max(wantedUpToMs, epochMs);
+            try {
+                while (readUpToMs < epochMs) {
+                    long leftMs = (deadline - System.nanoTime()) / 1_000_000;
+                    if (leftMs <= 0 || stopped.getCount() == 0) {
+                        return false;
+                    }
+                    readUpToMonitor.wait(leftMs);
+                }
+                return true;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            } finally {
+                waiters--;
+            }
         }
     }
 

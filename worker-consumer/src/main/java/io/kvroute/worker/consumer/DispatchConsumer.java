@@ -17,8 +17,8 @@ import io.kvroute.worker.consumer.internal.RecentlyCancelled;
 import io.kvroute.worker.consumer.internal.SupersededAttempts;
 import io.kvroute.worker.consumer.internal.RequestRun;
 import io.kvroute.worker.consumer.internal.ResponseEvents;
+import io.kvroute.worker.consumer.internal.RetryBackoff;
 import io.kvroute.worker.engine.EnginePrompt;
-import io.kvroute.worker.engine.EngineFailure;
 import io.kvroute.worker.engine.EngineRequest;
 import io.kvroute.worker.engine.EngineUsage;
 import io.kvroute.worker.engine.InferenceEngine;
@@ -32,6 +32,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -124,6 +125,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
     private final Serde<ResponseEvent> responseSerde;
     private final WorkerMetrics metrics;
     private final LongSupplier clock;
+    private final RetryBackoff retryBackoff;
     private final ConcurrentLinkedQueue<Outcome> outcomes = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<String> cancels = new ConcurrentLinkedQueue<>();
     private final RecentlyCancelled recentlyCancelled = new RecentlyCancelled(RecentlyCancelled.DEFAULT_CAPACITY);
@@ -162,6 +164,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
         this.responseSerde = responseSerde;
         this.metrics = metrics;
         this.clock = clock;
+        this.retryBackoff = new RetryBackoff(config.retryMax(), config.retryBackoffMs());
     }
 
     /** Partitions of the dispatch topic this worker owns now (read from any thread). */
@@ -399,21 +402,19 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
     }
 
     /**
-     * Retries a transient failure of the inference server (broken stream, 5xx, timeout, refused
-     * connection) on this worker, at most {@code worker.retry.max} times with doubling backoff.
-     * A 429 is not retried here: the worker's telemetry tells the router to cool the pool down,
-     * and a retry on the same pool would only meet the same limit.
+     * Queues a retry on this worker of a try that failed with a kind {@link RetryBackoff} retries
+     * (refused connection, 5xx, broken stream, timeout, or an engine failure such as a request that
+     * could not be sent; never a 429 or a rejection), at most {@code worker.retry.max} times with
+     * doubling backoff, and not when the retry would be due at or after the request's deadline.
      */
     private RequestRun.Retrier retrierFor(EngineRequest request, Long deadlineMs) {
         return (run, failure) -> {
             int tries = run.events().retry();
-            if (failure.kind() == EngineFailure.Kind.RATE_LIMITED || tries >= config.retryMax()) {
+            OptionalLong due = retryBackoff.nextTryDueMs(tries, failure.kind(), clock.getAsLong(), deadlineMs);
+            if (due.isEmpty()) {
                 return false;
             }
-            long dueMs = clock.getAsLong() + config.retryBackoffMs() * (1L << Math.min(tries, 20));
-            if (deadlineMs != null && dueMs >= deadlineMs) {
-                return false;
-            }
+            long dueMs = due.getAsLong();
             LOG.info("request {} try {} failed on worker {} ({}); retrying in {} ms", run.events().requestId(), tries,
                     config.workerId(), failure.kind(), dueMs - clock.getAsLong());
             metrics.retried();

@@ -1,16 +1,22 @@
 package io.kvroute.worker.consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.kvroute.schemas.serde.Serdes;
 import io.kvroute.schemas.v1.CancelRequest;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.internals.AutoOffsetResetStrategy;
 import org.apache.kafka.common.Node;
@@ -24,13 +30,35 @@ class CancellationFollowerTest {
     private static final String TOPIC = "kvroute.cancellations";
     private static final TopicPartition P0 = new TopicPartition(TOPIC, 0);
 
-    private final MockConsumer<String, byte[]> consumer = new MockConsumer<>(AutoOffsetResetStrategy.EARLIEST.name());
+    private final CountingConsumer consumer = new CountingConsumer();
     private final Serde<CancelRequest> serde = new Serdes(Map.of("schema.registry.url", "mock://follower-" + UUID.randomUUID()))
             .valueSerde(CancelRequest.class);
     private final List<String> cancelled = new CopyOnWriteArrayList<>();
     private final List<String> superseded = new CopyOnWriteArrayList<>();
     private final AtomicLong clock = new AtomicLong(1_000_000);
     private CancellationFollower follower;
+
+    /** Counts the polls and the end-offset lookups the follower makes after start-up (the timed overload). */
+    private static final class CountingConsumer extends MockConsumer<String, byte[]> {
+        final AtomicInteger polls = new AtomicInteger();
+        final AtomicInteger endOffsetLookups = new AtomicInteger();
+
+        CountingConsumer() {
+            super(AutoOffsetResetStrategy.EARLIEST.name());
+        }
+
+        @Override
+        public synchronized ConsumerRecords<String, byte[]> poll(Duration timeout) {
+            polls.incrementAndGet();
+            return super.poll(timeout);
+        }
+
+        @Override
+        public Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> partitions, Duration timeout) {
+            endOffsetLookups.incrementAndGet();
+            return super.endOffsets(partitions, timeout);
+        }
+    }
 
     private void start() throws InterruptedException {
         consumer.updatePartitions(TOPIC, List.of(new PartitionInfo(TOPIC, 0, Node.noNode(), new Node[0], new Node[0])));
@@ -47,6 +75,16 @@ class CancellationFollowerTest {
         if (follower != null) {
             follower.close();
         }
+    }
+
+    private void awaitMorePolls(int count) {
+        int target = consumer.polls.get() + count;
+        await().atMost(Duration.ofSeconds(10)).until(() -> consumer.polls.get() >= target);
+    }
+
+    private ConsumerRecord<String, byte[]> cancel(long offset, String requestId) {
+        CancelRequest value = CancelRequest.newBuilder().setRequestId(requestId).setRequestedAtMs(1).build();
+        return new ConsumerRecord<>(TOPIC, 0, offset, requestId, serde.serializer().serialize(TOPIC, value));
     }
 
     private void append(long offset, CancelRequest value) {
@@ -71,6 +109,43 @@ class CancellationFollowerTest {
         long asked = clock.addAndGet(1);
 
         assertThat(follower.awaitReadUpTo(asked, Duration.ofMillis(500))).isFalse();
+        assertThat(consumer.endOffsetLookups.get()).as("asked again while waiting, at most once per check interval")
+                .isGreaterThan(1)
+                .isLessThanOrEqualTo((int) ((clock.get() - asked) / CancellationFollower.END_CHECK_INTERVAL_MS) + 1);
+        int lookups = consumer.endOffsetLookups.get();
+        awaitMorePolls(50);
+        assertThat(consumer.endOffsetLookups.get()).as("the waiter gave up").isEqualTo(lookups);
+    }
+
+    @Test
+    void shouldNotAskForEndOffsetsWhileNobodyWaits() throws Exception {
+        start();
+
+        awaitMorePolls(50);
+
+        assertThat(consumer.endOffsetLookups.get()).isZero();
+    }
+
+    @Test
+    void shouldReleaseAWaiterOnceItsPositionReachesTheEndAndThenStopAsking() throws Exception {
+        start();
+        consumer.updateEndOffsets(Map.of(P0, 2L));
+        long asked = clock.addAndGet(1);
+        CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> follower.awaitReadUpTo(asked, Duration.ofSeconds(10)));
+        await().atMost(Duration.ofSeconds(5)).until(() -> consumer.endOffsetLookups.get() > 0);
+        awaitMorePolls(10);
+        assertThat(waiter).as("two records written and not read yet").isNotDone();
+
+        consumer.schedulePollTask(() -> {
+            consumer.addRecord(cancel(0, "a"));
+            consumer.addRecord(cancel(1, "b"));
+        });
+
+        assertThat(waiter.get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(cancelled).containsExactly("a", "b");
+        int lookups = consumer.endOffsetLookups.get();
+        awaitMorePolls(50);
+        assertThat(consumer.endOffsetLookups.get()).as("nobody waits any more").isEqualTo(lookups);
     }
 
     @Test
