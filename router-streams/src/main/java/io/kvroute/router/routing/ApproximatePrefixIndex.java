@@ -13,6 +13,10 @@ import java.util.Arrays;
  * {@link PairTable} from pair to list entry, and a {@link BlockHolders} inverted index from
  * block to the workers it was routed to, so a decision finds the workers holding a request's
  * leading blocks ({@link #prepare}) without visiting the others.
+ *
+ * <p>Each pair also carries until when the claim is worth trusting for a worker that reports its
+ * cache in KV events ({@link #trustedMatch}): past that time the worker could have reported the
+ * blocks, so its own events are the better source (they also say when it evicted them).
  */
 public final class ApproximatePrefixIndex {
     private static final int NIL = -1;
@@ -22,6 +26,7 @@ public final class ApproximatePrefixIndex {
     private final PairTable entryOf = new PairTable();
     private long[] entryHash = new long[0];
     private int[] entryWorker = new int[0];
+    private long[] entryTrustedUntilMs = new long[0];
     private int[] prev = new int[0];
     private int[] next = new int[0];
     private int head = NIL;
@@ -39,8 +44,16 @@ public final class ApproximatePrefixIndex {
         this.capacity = capacity;
     }
 
-    /** Records that the blocks {@code hashes} were routed to {@code workerId} at {@code nowMs}. */
+    /** Records that the blocks {@code hashes} were routed to {@code workerId} at {@code nowMs}, trusted until evicted here. */
     public void record(String workerId, long[] hashes, long nowMs) {
+        record(workerId, hashes, nowMs, Long.MAX_VALUE);
+    }
+
+    /**
+     * Records that the blocks {@code hashes} were routed to {@code workerId} at {@code nowMs}, a
+     * claim trusted until {@code trustedUntilMs} (routing a block there again extends it).
+     */
+    public void record(String workerId, long[] hashes, long nowMs, long trustedUntilMs) {
         int worker = WorkerIds.of(workerId);
         version++;
         entryOf.touch(hashes, worker);
@@ -48,6 +61,7 @@ public final class ApproximatePrefixIndex {
         for (long hash : hashes) {
             int entry = entryOf.get(hash, worker);
             if (entry != PairTable.ABSENT) {
+                entryTrustedUntilMs[entry] = Math.max(entryTrustedUntilMs[entry], trustedUntilMs);
                 unlink(entry);
                 linkLast(entry);
                 continue;
@@ -58,6 +72,7 @@ public final class ApproximatePrefixIndex {
             entry = newEntry();
             entryHash[entry] = hash;
             entryWorker[entry] = worker;
+            entryTrustedUntilMs[entry] = trustedUntilMs;
             linkLast(entry);
             entryOf.put(hash, worker, entry);
             holders.add(hash, worker);
@@ -80,6 +95,41 @@ public final class ApproximatePrefixIndex {
             matched++;
         }
         return matched;
+    }
+
+    /**
+     * Number of leading blocks, among the first {@code upTo} of {@code hashes} (which must all be
+     * routed to {@code workerId}: pass {@link #longestMatch}), whose claim is still trusted at
+     * {@code nowMs}. Block hashes are chained, so every placement of a block also placed the blocks
+     * before it, and a claim is never less fresh than the claims after it: a binary search over
+     * the prefix finds where trust ends, in O(log n) lookups.
+     */
+    public int trustedMatch(String workerId, long[] hashes, int upTo, long nowMs) {
+        int worker = WorkerIds.find(workerId);
+        int limit = Math.min(upTo, hashes.length);
+        if (worker < 0 || limit == 0) {
+            return 0;
+        }
+        if (trusted(hashes[limit - 1], worker, nowMs)) {
+            return limit;
+        }
+        int low = 0;
+        int high = limit - 1;
+        // invariant: blocks below low are trusted, the block at high is not
+        while (low < high) {
+            int mid = (low + high) >>> 1;
+            if (trusted(hashes[mid], worker, nowMs)) {
+                low = mid + 1;
+            } else {
+                high = mid;
+            }
+        }
+        return low;
+    }
+
+    private boolean trusted(long hash, int worker, long nowMs) {
+        int entry = entryOf.get(hash, worker);
+        return entry != PairTable.ABSENT && entryTrustedUntilMs[entry] >= nowMs;
     }
 
     public int size() {
@@ -122,6 +172,7 @@ public final class ApproximatePrefixIndex {
             int grown = (int) Math.min(capacity, Math.max(1024L, entryHash.length * 2L));
             entryHash = Arrays.copyOf(entryHash, grown);
             entryWorker = Arrays.copyOf(entryWorker, grown);
+            entryTrustedUntilMs = Arrays.copyOf(entryTrustedUntilMs, grown);
             prev = Arrays.copyOf(prev, grown);
             next = Arrays.copyOf(next, grown);
         }

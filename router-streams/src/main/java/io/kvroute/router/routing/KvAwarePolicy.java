@@ -42,9 +42,11 @@ import java.util.Optional;
  * ({@link LatencyClass}), the lowest score within that region; when no candidate meets it, the
  * lowest score (spill-over).
  *
- * <p>Cached prefix blocks are the larger of what workers report in their KV events ({@link KvEventIndex},
- * precise) and what the router itself placed there ({@link ApproximatePrefixIndex}, covering
- * workers that do not report and events still in flight): {@link RouterState#matchedBlocks};
+ * <p>Cached prefix blocks are what workers report in their KV events ({@link KvEventIndex},
+ * precise), or more where the router itself placed more there ({@link ApproximatePrefixIndex}):
+ * for a worker that reports, only placements recent enough that their events may still be in
+ * flight, as the worker's events also tell evictions; for one that does not, all of them
+ * ({@link RouterState#cachedBlocks});
  * decoding sequences from telemetry plus the {@link PendingLoadLedger}, so a burst spreads instead
  * of herding. Ties go to the lexicographically smallest worker id; the partition is the worker's
  * least pending one.
@@ -97,7 +99,7 @@ public final class KvAwarePolicy implements RoutingPolicy {
         int bestMatch = 0;
         for (int i = 0; i < matched.length; i++) {
             transit.observe(candidates.get(i), nowMs);
-            matched[i] = state.matchedBlocks(candidates.get(i), request);
+            matched[i] = state.cachedBlocks(candidates.get(i), request, nowMs);
             bestMatch = Math.max(bestMatch, matched[i]);
         }
         // Keep only the best few: the decision record shows them, and nothing else needs a sort.

@@ -7,10 +7,11 @@ package io.kvroute.router.routing;
  * and the approximate index start empty and refill from new decisions, the KV-event index from
  * the replayed kv-events topic.
  *
- * <p>Prefix matches come in three flavours, so each policy can see what its anchor sees:
+ * <p>Prefix matches come in four flavours, so each policy can see what its anchor sees:
  * {@link #routedMatch} (router-side approximation, SGLang / GIE), {@link #reportedMatch} (workers'
- * KV events, Dynamo) and {@link #matchedBlocks}, the larger of the two (kvroute: precise when
- * workers report, approximate otherwise).
+ * KV events, Dynamo), {@link #matchedBlocks}, the larger of the two (the other baselines), and
+ * {@link #cachedBlocks} (kvroute: the workers' events, and the router's own claims only while
+ * those events may still be in flight).
  */
 public final class RouterState {
     private final RoutingSettings settings;
@@ -79,9 +80,34 @@ public final class RouterState {
         return kvEventIndex.longestMatch(worker.workerId(), request.hashes());
     }
 
-    /** Best estimate of the request's leading blocks cached on the worker: the larger of the two matches. */
+    /** The larger of the two matches: a claim of the router's counts until the index evicts it, even after the worker has. */
     public int matchedBlocks(WorkerSnapshot worker, RouteRequest request) {
         return Math.max(routedMatch(worker, request), reportedMatch(worker, request));
+    }
+
+    /**
+     * kvroute's estimate of the request's leading blocks cached on the worker. For a worker that
+     * reports its cache in KV events, the router's own claims count only while still trusted
+     * ({@link #claimTrustMs}): after that the worker's events decide, so a prefix it has evicted
+     * is no longer taken as cached. For one that does not report, the larger of the two matches.
+     */
+    public int cachedBlocks(WorkerSnapshot worker, RouteRequest request, long nowMs) {
+        int reported = reportedMatch(worker, request);
+        int routed = routedMatch(worker, request);
+        if (routed <= reported || !kvEventIndex.knows(worker.workerId())) {
+            return Math.max(routed, reported);
+        }
+        return Math.max(reported, prefixIndex.trustedMatch(worker.workerId(), request.hashes(), routed, nowMs));
+    }
+
+    /**
+     * How long the router's claim that a worker holds a placed request's blocks is trusted over
+     * what the worker reports: the ledger's max age (how long telemetry may lag a placement) plus
+     * the prefill of its {@code uncachedTokens} at the assumed prefill rate (the blocks are stored,
+     * and reported, only once computed).
+     */
+    public long claimTrustMs(int uncachedTokens) {
+        return settings.ledgerMaxAgeMs() + (long) (uncachedTokens * 1000.0 / settings.prefillTokensPerSecond());
     }
 
     /** Accounts a placement: its load goes to the ledger and its blocks to the prefix index. */
@@ -89,7 +115,8 @@ public final class RouterState {
         int matched = matchedBlocks(worker, request);
         ledger.add(placement.workerId(), placement.partition(), request.uncachedTokens(matched),
                 settings.kvBlocksNeeded(request, matched, worker.kvBlockTokens()), nowMs);
-        prefixIndex.record(placement.workerId(), request.hashes(), nowMs);
+        int uncached = request.uncachedTokens(cachedBlocks(worker, request, nowMs));
+        prefixIndex.record(placement.workerId(), request.hashes(), nowMs, nowMs + claimTrustMs(uncached));
     }
 
     /**

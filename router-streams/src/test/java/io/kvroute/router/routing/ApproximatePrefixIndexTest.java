@@ -43,4 +43,21 @@ class ApproximatePrefixIndexTest {
         assertThat(index.longestMatch("w-a", new long[] {1})).isZero();
         assertThat(index.longestMatch("w-a", new long[] {2})).isEqualTo(1);
     }
+
+    @Test
+    void shouldStopATrustedMatchAtTheFirstBlockWhoseClaimHasLapsedAndExtendAClaimOnReRouting() {
+        ApproximatePrefixIndex index = new ApproximatePrefixIndex(100);
+        index.record("w-a", new long[] {1, 2}, 0, 1_000);
+        index.record("w-a", new long[] {1, 2, 3, 4}, 500, 800);
+        long[] prompt = {1, 2, 3, 4};
+
+        assertThat(index.trustedMatch("w-a", prompt, 4, 800)).isEqualTo(4);
+        assertThat(index.trustedMatch("w-a", prompt, 4, 801)).as("3 and 4 lapsed; 1 and 2 kept the later time").isEqualTo(2);
+        assertThat(index.trustedMatch("w-a", prompt, 1, 801)).as("never past upTo").isEqualTo(1);
+        assertThat(index.trustedMatch("w-a", prompt, 4, 1_001)).isZero();
+        assertThat(index.trustedMatch("w-b", prompt, 4, 0)).isZero();
+        assertThat(index.longestMatch("w-a", prompt)).as("the untimed match ignores trust").isEqualTo(4);
+        index.record("w-a", new long[] {1}, 2_000);
+        assertThat(index.trustedMatch("w-a", prompt, 4, Long.MAX_VALUE - 1)).as("recorded without a bound").isEqualTo(1);
+    }
 }

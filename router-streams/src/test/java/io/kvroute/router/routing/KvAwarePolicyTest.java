@@ -117,6 +117,41 @@ class KvAwarePolicyTest {
     }
 
     @Test
+    void shouldTrustItsOwnClaimOverAReportingWorkersEventsOnlyWhileTheyMayBeInFlight() {
+        long[] shared = blocks(40, 13);
+        RouteRequest request = request("r1", 2_600, shared);
+        WorkerSnapshot reporting = worker("w-a").build();
+        WorkerSnapshot silent = worker("w-b").build();
+        router.state().kvEventIndex().apply(KvEvent.stored("w-a", 0, blocks(3, 99)));
+        long trustedUntil = NOW + 1_000;
+        router.state().prefixIndex().record("w-a", shared, NOW - 60_000, trustedUntil);
+        router.state().prefixIndex().record("w-b", shared, NOW - 60_000, trustedUntil);
+
+        assertThat(router.state().cachedBlocks(reporting, request, trustedUntil)).isEqualTo(40);
+        assertThat(router.state().cachedBlocks(reporting, request, trustedUntil + 1)).as("evicted, as far as its events say").isZero();
+        assertThat(router.state().cachedBlocks(silent, request, trustedUntil + 1)).as("no events to go by").isEqualTo(40);
+        router.state().kvEventIndex().apply(KvEvent.stored("w-a", 1, java.util.Arrays.copyOf(shared, 30)));
+        assertThat(router.state().cachedBlocks(reporting, request, trustedUntil + 1)).isEqualTo(30);
+        assertThat(router.state().matchedBlocks(reporting, request)).as("the baselines' match keeps the claim").isEqualTo(40);
+    }
+
+    @Test
+    void shouldTrustAPlacementsClaimForTheLedgerAgePlusItsPrefill() {
+        long[] prompt = blocks(40, 14);
+        WorkerSnapshot a = worker("w-a").build();
+        router.state().kvEventIndex().apply(KvEvent.stored("w-a", 0, blocks(3, 98)));
+        RouteRequest request = request("r1", 20_000, prompt);
+
+        router.route(request, List.of(a), NOW).placement().orElseThrow();
+
+        long trust = router.state().claimTrustMs(request.uncachedTokens(0));
+        assertThat(trust).isEqualTo(Fleet.settings().ledgerMaxAgeMs()
+                + (long) (request.uncachedTokens(0) * 1000.0 / Fleet.settings().prefillTokensPerSecond()));
+        assertThat(router.state().cachedBlocks(a, request, NOW + trust)).isEqualTo(40);
+        assertThat(router.state().cachedBlocks(a, request, NOW + trust + 1)).isZero();
+    }
+
+    @Test
     void shouldBreakTiesByWorkerId() {
         List<WorkerSnapshot> fleet = List.of(worker("w-b").build(), worker("w-a").build());
         assertThat(router.route(request("r1", 500), fleet, NOW).placement().orElseThrow().workerId()).isEqualTo("w-a");
