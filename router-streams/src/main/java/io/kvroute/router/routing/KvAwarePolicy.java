@@ -29,13 +29,21 @@ import java.util.Optional;
  *                  one, and the requests arriving while its work runs each wait for it
  * replication_ms = half the prefill time of the prefix tokens another candidate holds and this one does not
  *                  (the copy's cache space evicts someone else's prefix)
- * score          = ttft_ms + congestion_ms + replication_ms
+ * future_gain_ms = for such a copy: the prefix's recent requests ({@link PrefixDemand}, about as many as will
+ *                  come in the next {@value #ARRIVAL_RATE_TAU_MS} ms) / (holders + 1) (the copy shares them with
+ *                  the holders) * how much sooner one of them would start here, holding the prefix, than at its
+ *                  best holder now * the share of this worker's cache that is free (a copy into a full cache
+ *                  evicts a prefix whose next requests lose about as much)
+ * score          = ttft_ms + congestion_ms + replication_ms - future_gain_ms
  * </pre>
  *
  * Without the congestion charge, each request would load the nearest worker until it is as slow
  * as a distant one, and every request there would pay for it; with it, a busy worker's marginal
  * request goes to a quieter one even across regions, and a new prefix goes where few requests
- * arrive that it would hold up.
+ * arrive that it would hold up. Without the future gain, a request weighs only its own cold
+ * prefill against a warm but busy or distant holder, and a prefix stays where it is long after a
+ * nearer, idle GPU would serve its next requests sooner (a region back from an outage with empty
+ * caches got its tenants back only as the others' queues grew).
  *
  * <p>When the {@link RegionCatalog} prices regions differently, the winner is instead the
  * candidate in the cheapest region whose TTFT estimate meets the request's target
@@ -70,8 +78,10 @@ public final class KvAwarePolicy implements RoutingPolicy {
     private final TtftModel model;
     private final TransitDelays transit = new TransitDelays();
     private final Map<String, WorkerHistory> histories = new HashMap<>();
+    private final PrefixDemand demand;
     private Estimate lastChoice;
     private RouteRequest lastRequest;
+    private int lastBestMatch;
     private String delayRegion;
     private long delayOfRegion;
 
@@ -82,6 +92,9 @@ public final class KvAwarePolicy implements RoutingPolicy {
     public KvAwarePolicy(RouterState state, TtftModel model) {
         this.state = state;
         this.model = model;
+        // recent demand only: a quarter of the prefix index's pairs covers the blocks requested within a few time constants
+        this.demand = new PrefixDemand(Integer.highestOneBit(Math.max(1024, state.settings().prefixIndexCapacity() / 4)),
+                ARRIVAL_RATE_TAU_MS);
     }
 
     @Override
@@ -108,8 +121,24 @@ public final class KvAwarePolicy implements RoutingPolicy {
         boolean byPrice = regions.pricesDiffer();
         long targetMs = regions.ttftTargetMs(LatencyClass.of(request));
         Estimate cheapest = null;
+        Estimate[] estimates = new Estimate[matched.length];
+        double holderTtftMs = Double.MAX_VALUE;
+        int holders = 0;
         for (int i = 0; i < matched.length; i++) {
-            Estimate e = estimate(request, candidates.get(i), matched[i], bestMatch, nowMs);
+            estimates[i] = estimate(request, candidates.get(i), matched[i], bestMatch, nowMs);
+            if (bestMatch > 0 && matched[i] == bestMatch) {
+                holderTtftMs = Math.min(holderTtftMs, estimates[i].ttftMs());
+                holders++;
+            }
+        }
+        // after a copy the prefix's next requests are shared by its holders and the copy
+        double share = 1.0 / (holders + 1);
+        double recentRequests = bestMatch > 0 ? demand.recent(request.hashes()[bestMatch - 1], nowMs) : 0.0;
+        for (int i = 0; i < matched.length; i++) {
+            Estimate e = estimates[i];
+            if (recentRequests > 0 && e.matched() < bestMatch && e.ttftIfHeldMs() < holderTtftMs) {
+                e = e.withFutureGain(share * freeCacheShare(e.worker(), request) * recentRequests * (holderTtftMs - e.ttftIfHeldMs()));
+            }
             insert(top, e);
             if (byPrice && e.ttftMs() <= targetMs && (cheapest == null || cheaper(e, cheapest, regions))) {
                 cheapest = e;
@@ -118,6 +147,7 @@ public final class KvAwarePolicy implements RoutingPolicy {
         Estimate best = cheapest != null ? cheapest : top[0];
         lastChoice = best;
         lastRequest = request;
+        lastBestMatch = bestMatch;
         int partition = state.leastPendingPartition(best.worker(), nowMs);
         List<ScoredCandidate> shown = new ArrayList<>(top.length + 1);
         shown.add(new ScoredCandidate(best.worker().workerId(), best.worker().region(), partition, best.score(), best.components()));
@@ -133,18 +163,21 @@ public final class KvAwarePolicy implements RoutingPolicy {
                         + Math.round(best.ttftMs()) + " ms; " + cached
                 : (byPrice ? "no region meets the " + targetMs + " ms TTFT target; " : "")
                         + "lowest estimated TTFT with congestion: " + Math.round(best.ttftMs()) + " ms + "
-                        + Math.round(best.score() - best.ttftMs()) + " ms; " + cached;
+                        + Math.round(best.congestionMs() + best.replicationMs()) + " ms"
+                        + (best.futureGainMs() > 0 ? " - " + Math.round(best.futureGainMs()) + " ms saved for the prefix's next requests" : "")
+                        + "; " + cached;
         return Optional.of(new Placement(best.worker().workerId(), best.worker().region(), partition, best.score(),
                 best.matched(), shown, reason));
     }
 
-    /** The accepted placement's work joins that worker's backlog and arrival rate. */
+    /** The accepted placement's work joins that worker's backlog and arrival rate, and the request its prefix's demand. */
     @Override
     public void onPlaced(RouteRequest request, Placement placement, long nowMs) {
         Estimate chosen = lastChoice;
         boolean estimated = chosen != null && lastRequest == request && chosen.worker().workerId().equals(placement.workerId());
         history(placement.workerId()).placed(nowMs, nowMs + (estimated ? chosen.delayMs() : 0), estimated ? chosen.workMs() : 0,
                 request.promptTokens() + request.maxTokens() / 2.0);
+        demand.add(request.hashes(), lastRequest == request ? lastBestMatch : 0, nowMs);
         lastChoice = null;
         lastRequest = null;
     }
@@ -193,6 +226,7 @@ public final class KvAwarePolicy implements RoutingPolicy {
         }
         double prefillMs = model.prefillMs(uncached, cached);
         double decodeMs = model.steps(uncached) * decodePerStep;
+        int uncachedIfHeld = request.uncachedTokens(bestMatch);
         long ahead = (long) worker.running() + worker.waiting() + pending.requests();
         double batchMs = Math.max(0, ahead + 1 - worker.maxRunning()) * SLOT_WAIT_MS;
         double kvAfter = CandidateFilter.kvUsageWith(worker,
@@ -206,8 +240,27 @@ public final class KvAwarePolicy implements RoutingPolicy {
         double congestionMs = queueMs + arrivalsPerMs * blockingMs * blockingMs;
         int duplicated = request.cachedTokens(bestMatch) - cached;
         double replicationMs = duplicated > 0 ? DUPLICATION_WEIGHT * model.prefillMs(duplicated, 0) : 0.0;
+        // what its start here would be if this worker held the prefix its best holder holds
+        double ttftIfHeldMs = duplicated > 0
+                ? queueMs + model.prefillMs(uncachedIfHeld, request.cachedTokens(bestMatch)) + model.steps(uncachedIfHeld) * decodePerStep
+                        + batchMs + kvPenaltyMs + networkMs
+                : queueMs + prefillMs + decodeMs + batchMs + kvPenaltyMs + networkMs;
         return new Estimate(worker, matched, pending.requests(), delay, queueMs, prefillMs, decodeMs, batchMs, kvAfter,
-                kvPenaltyMs, networkMs, congestionMs, replicationMs, arrivalsPerMs);
+                kvPenaltyMs, networkMs, congestionMs, replicationMs, arrivalsPerMs, ttftIfHeldMs, 0.0);
+    }
+
+    /**
+     * Share of the worker's KV cache not holding any prefix, from its KV events (none known: 0).
+     * A copy into a full cache evicts another prefix, whose next requests lose about what the
+     * copied prefix's gain: only a copy into free space gains outright.
+     */
+    private double freeCacheShare(WorkerSnapshot worker, RouteRequest request) {
+        double capacity = (double) worker.kvBlocksTotal() * worker.kvBlockTokens();
+        if (capacity <= 0 || !state.kvEventIndex().knows(worker.workerId())) {
+            return 0.0;
+        }
+        double held = (double) state.kvEventIndex().blockCount(worker.workerId()) * request.blockTokens();
+        return Math.max(0.0, 1.0 - held / capacity);
     }
 
     private WorkerHistory history(String workerId) {
@@ -235,7 +288,7 @@ public final class KvAwarePolicy implements RoutingPolicy {
     /** One candidate's estimated TTFT and score, by component. */
     record Estimate(WorkerSnapshot worker, int matched, int pendingRequests, long delayMs, double queueMs, double prefillMs,
                     double decodeMs, double batchMs, double kvAfter, double kvPenaltyMs, double networkMs,
-                    double congestionMs, double replicationMs, double arrivalsPerMs) {
+                    double congestionMs, double replicationMs, double arrivalsPerMs, double ttftIfHeldMs, double futureGainMs) {
 
         /** Estimated time to first token on this worker. */
         double ttftMs() {
@@ -243,7 +296,12 @@ public final class KvAwarePolicy implements RoutingPolicy {
         }
 
         double score() {
-            return ttftMs() + congestionMs + replicationMs;
+            return ttftMs() + congestionMs + replicationMs - futureGainMs;
+        }
+
+        Estimate withFutureGain(double gainMs) {
+            return new Estimate(worker, matched, pendingRequests, delayMs, queueMs, prefillMs, decodeMs, batchMs, kvAfter, kvPenaltyMs,
+                    networkMs, congestionMs, replicationMs, arrivalsPerMs, ttftIfHeldMs, gainMs);
         }
 
         /** GPU time this request's prefill takes there, its steps' decode share included. */
@@ -266,6 +324,7 @@ public final class KvAwarePolicy implements RoutingPolicy {
             components.put("network_ms", networkMs);
             components.put("congestion_ms", congestionMs);
             components.put("replication_ms", replicationMs);
+            components.put("future_gain_ms", futureGainMs);
             components.put("arrivals_per_s", arrivalsPerMs * 1000.0);
             components.put("kv", kvAfter);
             components.put("kv_penalty_ms", kvPenaltyMs);

@@ -152,6 +152,55 @@ class KvAwarePolicyTest {
     }
 
     @Test
+    void shouldCopyAPrefixToAGpuWithFreeCacheWhenItsRecentRequestsWouldStartSoonerThere() {
+        long[] shared = blocks(100, 79);
+        RouteRequest request = request("r1", 6_500, shared);
+        // the holder's queue (~110 ms) costs less than copying 6,400 tokens elsewhere, for one request
+        WorkerSnapshot holder = worker("w-a").observedAtMs(NOW - 5).queuedPrefillTokens(5_000).waiting(2).build();
+        WorkerSnapshot empty = worker("w-b").observedAtMs(NOW - 5).kvBlocks(10_000, 0).build();
+        router.state().kvEventIndex().apply(KvEvent.stored("w-b", 0, blocks(1, 5)));
+        router.state().prefixIndex().record("w-a", shared, NOW - 10);
+
+        Placement withoutDemand = router.route(request, List.of(holder, empty), NOW).placement().orElseThrow();
+        assertThat(withoutDemand.workerId()).as("one request alone does not pay for the copy").isEqualTo("w-a");
+
+        Router busy = routerWithRecentRequests(shared, 20);
+        busy.state().kvEventIndex().apply(KvEvent.stored("w-b", 0, blocks(1, 5)));
+        busy.state().prefixIndex().record("w-a", shared, NOW - 10);
+        Placement withDemand = busy.route(request("r2", 6_500, shared), List.of(holder, empty), NOW).placement().orElseThrow();
+
+        assertThat(withDemand.workerId()).isEqualTo("w-b");
+        assertThat(withDemand.topCandidates().get(0).components().get("future_gain_ms")).isPositive();
+    }
+
+    @Test
+    void shouldNotCountAFutureGainForACopyIntoAFullCacheOrAGpuThatSendsNoKvEvents() {
+        long[] shared = blocks(100, 80);
+        WorkerSnapshot holder = worker("w-a").observedAtMs(NOW - 5).queuedPrefillTokens(5_000).waiting(2).build();
+        WorkerSnapshot full = worker("w-b").observedAtMs(NOW - 5).kvBlocks(10_000, 0).build();
+        WorkerSnapshot unreported = worker("w-c").observedAtMs(NOW - 5).kvBlocks(10_000, 0).build();
+        Router busy = routerWithRecentRequests(shared, 20);
+        // w-b's cache holds 160,000 tokens of other prefixes: all of it
+        busy.state().kvEventIndex().apply(KvEvent.stored("w-b", 0, blocks(2_500, 6)));
+        busy.state().prefixIndex().record("w-a", shared, NOW - 10);
+
+        Placement placement = busy.route(request("r2", 6_500, shared), List.of(holder, full, unreported), NOW).placement().orElseThrow();
+
+        assertThat(placement.workerId()).isEqualTo("w-a");
+        assertThat(placement.topCandidates()).allSatisfy(c -> assertThat(c.components().get("future_gain_ms")).isZero());
+    }
+
+    /** A router that has just placed {@code n} requests of the prefix on a worker outside the tests' candidates. */
+    private static Router routerWithRecentRequests(long[] prefix, int n) {
+        Router fresh = Router.create(KvAwarePolicy.NAME, Fleet.settings());
+        List<WorkerSnapshot> elsewhere = List.of(worker("w-z").build());
+        for (int i = 0; i < n; i++) {
+            fresh.route(request("earlier-" + i, 6_500, prefix), elsewhere, NOW - 500 + i).placement().orElseThrow();
+        }
+        return fresh;
+    }
+
+    @Test
     void shouldBreakTiesByWorkerId() {
         List<WorkerSnapshot> fleet = List.of(worker("w-b").build(), worker("w-a").build());
         assertThat(router.route(request("r1", 500), fleet, NOW).placement().orElseThrow().workerId()).isEqualTo("w-a");

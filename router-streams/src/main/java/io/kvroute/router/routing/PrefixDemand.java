@@ -1,0 +1,61 @@
+package io.kvroute.router.routing;
+
+/**
+ * How many requests recently came for each prompt block: an exponentially decaying count per
+ * block hash (time constant {@code tauMs}), so {@link #recent} reads about the number of requests
+ * for that prefix in the last {@code tauMs}, which is also about how many will come in the next
+ * {@code tauMs} if the rate holds. Blocks are chained, so a block's count is that of its prefix.
+ *
+ * <p>Bounded: a fixed table of {@code slots} (a power of two) keyed by hash; a block whose slot
+ * another block holds takes it over, losing that count (only recent demand matters, and older
+ * counts have decayed anyway). Not thread-safe: one per policy instance.
+ */
+final class PrefixDemand {
+    private final double tauMs;
+    private final int mask;
+    private final long[] keys;
+    private final double[] counts;
+    private final long[] atMs;
+
+    PrefixDemand(int slots, double tauMs) {
+        if (slots < 1 || Integer.bitCount(slots) != 1 || !(tauMs > 0)) {
+            throw new IllegalArgumentException("slots must be a power of two and tauMs positive, were " + slots + " and " + tauMs);
+        }
+        this.tauMs = tauMs;
+        this.mask = slots - 1;
+        this.keys = new long[slots];
+        this.counts = new double[slots];
+        this.atMs = new long[slots];
+    }
+
+    /** One request for the first {@code blocks} blocks of {@code hashes}, at {@code nowMs}. */
+    void add(long[] hashes, int blocks, long nowMs) {
+        int n = Math.min(blocks, hashes.length);
+        for (int i = 0; i < n; i++) {
+            int slot = slot(hashes[i]);
+            if (keys[slot] != hashes[i] || counts[slot] == 0) {
+                keys[slot] = hashes[i];
+                counts[slot] = 1;
+                atMs[slot] = nowMs;
+            } else {
+                counts[slot] = decayed(slot, nowMs) + 1;
+                atMs[slot] = Math.max(atMs[slot], nowMs);
+            }
+        }
+    }
+
+    /** Requests for the prefix ending with block {@code hash} in about the last {@code tauMs}, as of {@code nowMs}. */
+    double recent(long hash, long nowMs) {
+        int slot = slot(hash);
+        return keys[slot] == hash ? decayed(slot, nowMs) : 0.0;
+    }
+
+    private double decayed(int slot, long nowMs) {
+        return nowMs <= atMs[slot] ? counts[slot] : counts[slot] * Math.exp(-(nowMs - atMs[slot]) / tauMs);
+    }
+
+    private int slot(long hash) {
+        long h = hash * 0x9E3779B97F4A7C15L;
+        return (int) (h ^ (h >>> 32)) & mask;
+    }
+}
