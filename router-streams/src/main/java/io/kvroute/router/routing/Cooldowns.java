@@ -37,6 +37,7 @@ public final class Cooldowns {
      * @return when the cool-down ends
      */
     public long onRateLimited(String workerId, String region, long retryAfterMs, boolean sharedPool, long nowMs) {
+        expire(nowMs);
         long until = nowMs + (retryAfterMs >= 0 ? retryAfterMs : defaultCooldownMs);
         workers.merge(workerId, until, Math::max);
         if (sharedPool) {
@@ -73,7 +74,10 @@ public final class Cooldowns {
         return regions.getOrDefault(region, 0L);
     }
 
-    /** Forgets cool-downs that ended before {@code nowMs}, so the maps hold only live ones. */
+    /**
+     * Forgets cool-downs that ended before {@code nowMs}, so the maps hold only live ones (done on
+     * every new cool-down; at most one entry per worker and region that ever refused work).
+     */
     public void expire(long nowMs) {
         workers.values().removeIf(until -> until <= nowMs);
         regions.values().removeIf(until -> until <= nowMs);

@@ -236,6 +236,8 @@ public final class RouterTopology {
         Serializer<InferenceRequest> underRequestsSubject = (topic, request) -> requestSerializer.serialize(requestsTopic, request);
         topology.addSink(TopologyNames.ADMITTED_SINK, config.admittedTopic(), new StringSerializer(), underRequestsSubject,
                 TopologyNames.ADMISSION);
+        // sinks of its own: sharing routing's would join admission (keyed by tenant) and routing (keyed by
+        // request id) into one sub-topology, whose source topics Streams would then require co-partitioned
         topology.addSink(TopologyNames.ADMISSION_RESPONSES_SINK, config.topics().responses().name(),
                 new StringSerializer(), serdes.valueSerde(ResponseEvent.class).serializer(), TopologyNames.ADMISSION);
         topology.addSink(TopologyNames.ADMISSION_DECISIONS_SINK, config.topics().decisions().name(),

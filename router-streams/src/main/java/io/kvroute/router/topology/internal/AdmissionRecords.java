@@ -40,7 +40,7 @@ public final class AdmissionRecords implements Serializer<Object>, Deserializer<
         throw new IllegalArgumentException("not an admission record: " + (value == null ? "null" : value.getClass().getName()));
     }
 
-    /** A request, or a settlement whose tenant is the record key (filled in by the reader). */
+    /** A request, or a settlement (whose tenant is the record key). */
     @Override
     public Object deserialize(String topic, byte[] data) {
         if (data == null || data.length == 0) {
@@ -52,7 +52,7 @@ public final class AdmissionRecords implements Serializer<Object>, Deserializer<
             case SETTLEMENT -> {
                 ByteBuffer buffer = ByteBuffer.wrap(body);
                 long tokens = buffer.getLong();
-                yield new QuotaSettlement(StandardCharsets.UTF_8.decode(buffer).toString(), null, tokens);
+                yield new QuotaSettlement(StandardCharsets.UTF_8.decode(buffer).toString(), tokens);
             }
             default -> throw new IllegalArgumentException("unknown admission record kind " + data[0]);
         };

@@ -83,7 +83,7 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
             fairShares.settle(context.taskId(), record.key(), prompt, output);
             if (settleQuotas) {
                 String tenant = Conversions.nullToEmpty(dispatched.getRequest().getTenant());
-                context.forward(new Record<Object, Object>(tenant, new QuotaSettlement(record.key(), tenant, prompt + output),
+                context.forward(new Record<Object, Object>(tenant, new QuotaSettlement(record.key(), prompt + output),
                         record.timestamp(), new RecordHeaders()), TopologyNames.ADMISSION_SETTLE_SINK);
             }
         }

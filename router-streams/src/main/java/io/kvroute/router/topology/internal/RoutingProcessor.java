@@ -298,7 +298,6 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
      */
     private void replaceFromSilentRegions() {
         long now = context.currentSystemTimeMs();
-        router.state().cooldowns().expire(now);
         Map<String, Long> lastHeard = new HashMap<>();
         for (WorkerSnapshot worker : fleet.all()) {
             lastHeard.merge(worker.region(), worker.observedAtMs(), Math::max);
@@ -458,7 +457,7 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
     private void releaseQuota(InferenceRequest request, long now) {
         if (releaseQuotas) {
             String tenant = Conversions.nullToEmpty(request.getTenant());
-            context.forward(new Record<Object, Object>(tenant, QuotaSettlement.release(request.getRequestId(), tenant), now,
+            context.forward(new Record<Object, Object>(tenant, QuotaSettlement.release(request.getRequestId()), now,
                     new RecordHeaders()), TopologyNames.ADMISSION_SETTLE_SINK);
         }
     }
