@@ -3,6 +3,7 @@ package io.kvroute.router.topology;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.schemas.topics.CancelHeaders;
 import io.kvroute.schemas.topics.ResponseHeaders;
 import io.kvroute.schemas.topics.RunAttempt;
 import io.kvroute.schemas.v1.CancelRequest;
@@ -91,7 +92,9 @@ class ReplacementTopologyTest {
         assertThat(again.getAttempt()).isEqualTo(2);
         assertThat(again.getRegion()).isEqualTo("eu-west");
         assertThat(again.getRequest().getRequestId()).isEqualTo("req-1");
-        CancelRequest marker = cancellations.readValue();
+        TestRecord<String, CancelRequest> markerRecord = cancellations.readRecord();
+        assertThat(CancelHeaders.isSupersede(markerRecord.headers())).as("marked without decoding").isTrue();
+        CancelRequest marker = markerRecord.value();
         assertThat(marker.getRequestId()).isEqualTo("req-1");
         assertThat(marker.getSupersedesBelowAttempt()).isEqualTo(2);
         RoutingDecision decision = decisions.readValue();
@@ -217,6 +220,24 @@ class ReplacementTopologyTest {
         assertThat(decision.getAttempt()).isEqualTo(1);
         assertThat(harness.metrics.registry().counter(RouterMetrics.REQUESTS_FORGOTTEN).count()).isEqualTo(1.0);
         assertThat(harness.responses.isEmpty()).as("answered once").isTrue();
+    }
+
+    @Test
+    void shouldNotTakeAMarkedRecordItCannotDecodeForACancelButStillCancelOnAnUnmarkedOne() {
+        harness.report(Records.telemetry("east-1", "us-east", List.of(0), now()));
+        byte[] undecodable = {0, 0, 0, 0, 99, 1, 2};
+        harness.cancellationsRawIn.pipeInput(new TestRecord<>("req-1", undecodable,
+                CancelHeaders.markSupersede(new RecordHeaders())));
+        harness.cancellationsRawIn.pipeInput("req-2", undecodable);
+
+        harness.send(Records.request("req-1", now()).build());
+        harness.send(Records.request("req-2", now()).build());
+
+        assertThat(dispatchEast.readValue().getRequest().getRequestId()).isEqualTo("req-1");
+        assertThat(dispatchEast.isEmpty()).isTrue();
+        ResponseEvent cancelled = responses.readValue();
+        assertThat(cancelled.getRequestId()).isEqualTo("req-2");
+        assertThat(cancelled.getTerminal().getStatus()).isEqualTo(ResponseStatus.CANCELLED);
     }
 
     @Test

@@ -43,6 +43,8 @@ final class TopologyHarness implements AutoCloseable {
     final TestOutputTopic<String, RoutingDecision> decisions;
     final TestOutputTopic<String, ResponseEvent> responses;
     final TestInputTopic<String, CancelRequest> cancellationsIn;
+    /** The cancellations topic as bytes, for records no serializer would write. */
+    final TestInputTopic<String, byte[]> cancellationsRawIn;
     final TestOutputTopic<String, CancelRequest> cancellations;
     private final Map<String, TestOutputTopic<String, DispatchedRequest>> dispatch = new HashMap<>();
     private long elapsed;
@@ -72,6 +74,8 @@ final class TopologyHarness implements AutoCloseable {
                 serdes.valueSerde(ResponseEvent.class).deserializer());
         cancellationsIn = driver.createInputTopic(topics.cancellations().name(), new StringSerializer(),
                 serdes.valueSerde(CancelRequest.class).serializer());
+        cancellationsRawIn = driver.createInputTopic(topics.cancellations().name(), new StringSerializer(),
+                new org.apache.kafka.common.serialization.ByteArraySerializer());
         cancellations = driver.createOutputTopic(topics.cancellations().name(), new StringDeserializer(),
                 serdes.valueSerde(CancelRequest.class).deserializer());
         for (String region : config.regions()) {

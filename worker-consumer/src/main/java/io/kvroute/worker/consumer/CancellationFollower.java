@@ -1,5 +1,6 @@
 package io.kvroute.worker.consumer;
 
+import io.kvroute.schemas.topics.CancelHeaders;
 import io.kvroute.schemas.v1.CancelRequest;
 import java.time.Duration;
 import java.util.List;
@@ -38,7 +39,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The router's re-placement markers ({@code supersedesBelowAttempt} set) go to
  * {@code onSupersede} instead: they void old dispatch attempts, not the request. A value that
- * does not decode counts as a cancel. As a {@link CancellationView} it says when it has read
+ * does not decode counts as a cancel, unless its header marks it as a re-placement marker
+ * ({@link CancelHeaders}): that one is skipped. As a {@link CancellationView} it says when it has read
  * everything written before a given moment: it compares its position with the end offsets. It
  * asks the broker for them only while a caller of {@link #awaitReadUpTo} waits for a moment later
  * than the one already confirmed, and then at most every {@value #END_CHECK_INTERVAL_MS} ms.
@@ -145,10 +147,17 @@ public final class CancellationFollower implements Runnable, AutoCloseable, Canc
     }
 
     private void deliver(ConsumerRecord<String, byte[]> record) {
+        boolean marked = CancelHeaders.isSupersede(record.headers());
         Integer supersedesBelow = null;
         try {
             supersedesBelow = deserializer.deserialize(topic, record.value()).getSupersedesBelowAttempt();
         } catch (RuntimeException e) {
+            if (marked) {
+                // never a user's cancel; older attempts of it may still run, and the response rule keeps one result
+                LOG.warn("re-placement marker of request {} does not decode; older attempts are not voided here: {}",
+                        record.key(), e.toString());
+                return;
+            }
             LOG.debug("cancel of request {} does not decode; taken as a cancel: {}", record.key(), e.toString());
         }
         if (supersedesBelow != null) {

@@ -1,5 +1,13 @@
 package io.kvroute.worker.consumer;
 
+import org.apache.kafka.common.record.TimestampType;
+
+import org.apache.kafka.common.header.internals.RecordHeaders;
+
+import java.util.Optional;
+
+import io.kvroute.schemas.topics.CancelHeaders;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -156,6 +164,22 @@ class CancellationFollowerTest {
 
         assertThat(follower.awaitReadUpTo(clock.get() + 1_000, Duration.ofSeconds(5))).isTrue();
         assertThat(superseded).containsExactly("moved<2");
+        assertThat(cancelled).containsExactly("stopped");
+    }
+
+    @Test
+    void shouldSkipAMarkedRecordItCannotDecodeAndTakeAnUnmarkedOneForACancel() throws Exception {
+        start();
+        byte[] undecodable = {0, 0, 0, 0, 99, 1, 2};
+        consumer.schedulePollTask(() -> {
+            consumer.addRecord(new ConsumerRecord<>(TOPIC, 0, 0, 0L, TimestampType.CREATE_TIME, 0, 0, "moved", undecodable,
+                    CancelHeaders.markSupersede(new RecordHeaders()), Optional.empty()));
+            consumer.addRecord(new ConsumerRecord<>(TOPIC, 0, 1, "stopped", undecodable));
+            consumer.updateEndOffsets(Map.of(P0, 2L));
+        });
+
+        assertThat(follower.awaitReadUpTo(clock.get() + 1_000, Duration.ofSeconds(5))).isTrue();
+        assertThat(superseded).isEmpty();
         assertThat(cancelled).containsExactly("stopped");
     }
 }

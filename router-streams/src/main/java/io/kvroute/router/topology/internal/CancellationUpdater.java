@@ -1,5 +1,6 @@
 package io.kvroute.router.topology.internal;
 
+import io.kvroute.schemas.topics.CancelHeaders;
 import io.kvroute.schemas.v1.CancelRequest;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -15,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * is cancelled if its id is in the store), so the value is kept as the record's bytes, undecoded:
  * a cancel whose value cannot be decoded still cancels. A record without a key is skipped; a
  * tombstone withdraws the cancel. The router's own re-placement markers ({@code
- * supersedesBelowAttempt} set) void old attempts only: they do not cancel the request.
+ * supersedesBelowAttempt} set) void old attempts only: they do not cancel the request. They are
+ * known by their header ({@link CancelHeaders}) without decoding; a record without it is decoded.
  */
 public final class CancellationUpdater implements Processor<String, byte[], Void, Void> {
     private static final Logger LOG = LoggerFactory.getLogger(CancellationUpdater.class);
@@ -42,7 +44,7 @@ public final class CancellationUpdater implements Processor<String, byte[], Void
         }
         if (record.value() == null) {
             cancelled.delete(record.key());
-        } else if (isReplacementMarker(record.value())) {
+        } else if (CancelHeaders.isSupersede(record.headers()) || isReplacementMarker(record.value())) {
             LOG.debug("request {} was re-placed; older attempts are void", record.key());
         } else {
             cancelled.put(record.key(), record.value());

@@ -8,6 +8,7 @@ import io.kvroute.router.routing.RouteRequest;
 import io.kvroute.router.routing.Router;
 import io.kvroute.router.routing.RoutingResult;
 import io.kvroute.router.routing.WorkerSnapshot;
+import io.kvroute.schemas.topics.CancelHeaders;
 import io.kvroute.schemas.topics.RunAttempt;
 import io.kvroute.schemas.v1.CancelRequest;
 import io.kvroute.schemas.v1.DecisionOutcome;
@@ -414,7 +415,8 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
                 .setRequestedAtMs(now)
                 .setSupersedesBelowAttempt(belowAttempt)
                 .build();
-        context.forward(new Record<Object, Object>(id, marker, now, new RecordHeaders()), TopologyNames.CANCELLATIONS_SINK);
+        context.forward(new Record<Object, Object>(id, marker, now, CancelHeaders.markSupersede(new RecordHeaders())),
+                TopologyNames.CANCELLATIONS_SINK);
     }
 
     private void expire(InferenceRequest request, String reason, int dispatchAttempt, long now) {
