@@ -141,9 +141,9 @@ public final class BenchCommand implements Callable<Integer> {
                     + "--requests, --tenants at least 1; were " + scale + ", " + tenantRate + ", " + threads + ", " + requests + ", " + tenants);
         }
         List<String> names = policyNames(policies);
-        if (seeds != null && (seeds.isEmpty() || plot != null)) {
+        if (seeds != null && (seeds.isEmpty() || plot != null || spec.commandLine().getParseResult().hasMatchedOption("--seed"))) {
             throw new CommandLine.ParameterException(spec.commandLine(), seeds.isEmpty() ? "--seeds needs at least one seed"
-                    : "--plot draws one run: use --seed with it, not --seeds");
+                    : plot != null ? "--plot draws one run: use --seed with it, not --seeds" : "give --seed or --seeds, not both");
         }
         List<BenchReport> reports = new ArrayList<>();
         for (long runSeed : seeds != null ? seeds : List.of(seed)) {

@@ -79,11 +79,14 @@ class BenchCommandTest {
     }
 
     @Test
-    void shouldRefusePlotsForSeveralSeeds() {
+    void shouldRefusePlotsOrASingleSeedWithSeveralSeeds() {
         Run run = run("--format", "tenants", "--seeds", "1,2", "--plot", dir.resolve("p").toString());
 
         assertThat(run.exitCode()).isNotZero();
         assertThat(run.err()).contains("--plot draws one run");
+        Run both = run("--format", "tenants", "--seeds", "1,2", "--seed", "3");
+        assertThat(both.exitCode()).isNotZero();
+        assertThat(both.err()).contains("not both");
     }
 
     @Test

@@ -62,6 +62,7 @@ public final class JsonReport {
         node.put("meets_p99", v.meetsP99());
         node.put("meets_p50", v.meetsP50());
         node.put("meets_hit_rate", v.meetsHitRate());
+        node.put("completed_all", v.completedAll());
         node.put("passed", v.passed());
     }
 

@@ -41,6 +41,17 @@ class QualityVerdictTest {
     }
 
     @Test
+    void shouldNotPassARunWhereKvrouteLeftRequestsUncompleted() {
+        PolicyResult shed = new PolicyResult("kvroute", 9, 1, 0, new Latency(100, 300, 300, 100), Latency.EMPTY, new long[0], 0.7, 0,
+                1.0, 1.0, 10.0, Map.of(), 0, 0.5);
+        QualityVerdict verdict = QualityVerdict.of(report(200, 100, shed, result("gie-weighted", 110, 400, 0.7))).orElseThrow();
+
+        assertThat(verdict.meetsP99()).isTrue();
+        assertThat(verdict.passed()).isFalse();
+        assertThat(verdict.describe()).contains("only 9 of 10 requests completed", "NOT MET");
+    }
+
+    @Test
     void shouldSayWhenTheP99TargetIsBelowTheOracleP99() {
         QualityVerdict verdict = QualityVerdict.of(report(2695, 100,
                 result("kvroute", 110, 3143, 0.6), result("dynamo-kv", 240, 3330, 0.5))).orElseThrow();

@@ -52,16 +52,22 @@ public final class ApproximatePrefixIndex {
     /**
      * Records that the blocks {@code hashes} were routed to {@code workerId} at {@code nowMs}, a
      * claim trusted until {@code trustedUntilMs} (routing a block there again extends it).
+     * Recorded last block first: the first blocks, which every longer prompt shares, end up the
+     * most recently routed (the last to be trimmed), and each block's trust is kept at least that
+     * of the block after it, which {@link #trustedMatch} relies on.
      */
     public void record(String workerId, long[] hashes, long nowMs, long trustedUntilMs) {
         int worker = WorkerIds.of(workerId);
         version++;
         entryOf.touch(hashes, worker);
         holders.touch(hashes, hashes.length);
-        for (long hash : hashes) {
+        long trust = trustedUntilMs;
+        for (int i = hashes.length - 1; i >= 0; i--) {
+            long hash = hashes[i];
             int entry = entryOf.get(hash, worker);
             if (entry != PairTable.ABSENT) {
-                entryTrustedUntilMs[entry] = Math.max(entryTrustedUntilMs[entry], trustedUntilMs);
+                trust = Math.max(entryTrustedUntilMs[entry], trust);
+                entryTrustedUntilMs[entry] = trust;
                 unlink(entry);
                 linkLast(entry);
                 continue;
@@ -72,7 +78,7 @@ public final class ApproximatePrefixIndex {
             entry = newEntry();
             entryHash[entry] = hash;
             entryWorker[entry] = worker;
-            entryTrustedUntilMs[entry] = trustedUntilMs;
+            entryTrustedUntilMs[entry] = trust;
             linkLast(entry);
             entryOf.put(hash, worker, entry);
             holders.add(hash, worker);

@@ -69,14 +69,15 @@ public final class Cooldowns {
         return coolingUntil(worker) > nowMs;
     }
 
-    /** When the region's pool cool-down ends; 0 when it has none. */
+    /** When the region's pool cool-down ends (or ended); 0 when it never had one or it was forgotten. */
     public long regionCoolingUntil(String region) {
         return regions.getOrDefault(region, 0L);
     }
 
     /**
-     * Forgets cool-downs that ended before {@code nowMs}, so the maps hold only live ones (done on
-     * every new cool-down; at most one entry per worker and region that ever refused work).
+     * Forgets cool-downs that ended before {@code nowMs}. Done on every {@link #onRateLimited};
+     * ended ones otherwise stay (harmless: at most one entry per worker and region that ever
+     * refused work, and every reader compares with the time).
      */
     public void expire(long nowMs) {
         workers.values().removeIf(until -> until <= nowMs);

@@ -92,7 +92,7 @@ public final class KvAwarePolicy implements RoutingPolicy {
     public KvAwarePolicy(RouterState state, TtftModel model) {
         this.state = state;
         this.model = model;
-        // recent demand only: a quarter of the prefix index's pairs covers the blocks requested within a few time constants
+        // recent demand only: a power of two up to a quarter of the prefix index's pairs covers the blocks of the last few time constants
         this.demand = new PrefixDemand(Integer.highestOneBit(Math.max(1024, state.settings().prefixIndexCapacity() / 4)),
                 ARRIVAL_RATE_TAU_MS);
     }
@@ -250,13 +250,14 @@ public final class KvAwarePolicy implements RoutingPolicy {
     }
 
     /**
-     * Share of the worker's KV cache not holding any prefix, from its KV events (none known: 0).
+     * Share of the worker's KV cache not holding any prefix, from its KV events (0 unless the index
+     * holds its whole cache: {@link KvEventIndex#complete}).
      * A copy into a full cache evicts another prefix, whose next requests lose about what the
      * copied prefix's gain: only a copy into free space gains outright.
      */
     private double freeCacheShare(WorkerSnapshot worker, RouteRequest request) {
         double capacity = (double) worker.kvBlocksTotal() * worker.kvBlockTokens();
-        if (capacity <= 0 || !state.kvEventIndex().knows(worker.workerId())) {
+        if (capacity <= 0 || !state.kvEventIndex().complete(worker.workerId())) {
             return 0.0;
         }
         double held = (double) state.kvEventIndex().blockCount(worker.workerId()) * request.blockTokens();

@@ -69,12 +69,15 @@ public final class KvEventIndex {
         if (event.allCleared()) {
             outcome = Outcome.CLEARED;
             blocks = replace(event.workerId());
+            blocks.complete = true;
         } else if (blocks != null && event.sequence() != blocks.lastSequence + 1) {
             outcome = Outcome.RESET_AFTER_GAP;
             gaps.incrementAndGet();
             blocks = replace(event.workerId());
         } else if (blocks == null) {
             blocks = replace(event.workerId());
+            // a worker's first event: what it held before is known only if this is its very first
+            blocks.complete = event.sequence() == 0;
         }
         int worker = blocks.id;
         for (long hash : event.evictedBlockHashes()) {
@@ -87,6 +90,7 @@ public final class KvEventIndex {
             if (size.get() >= capacity) {
                 if (!holders.contains(hash, worker)) {
                     droppedStores.incrementAndGet();
+                    blocks.complete = false;
                 }
             } else if (holders.add(hash, worker)) {
                 blocks.count++;
@@ -153,6 +157,16 @@ public final class KvEventIndex {
         return blocks == null ? 0 : blocks.count;
     }
 
+    /**
+     * Whether the index holds everything this worker holds: its events since its cache was empty
+     * (its first event, or an "all cleared" one) were all applied, with no sequence gap and no
+     * store dropped for the index's capacity. Otherwise what it reports is a lower bound.
+     */
+    public boolean complete(String workerId) {
+        WorkerState blocks = byWorker.get(workerId);
+        return blocks != null && blocks.complete;
+    }
+
     /** Whether any event of this worker was applied (and it was not removed since). */
     public boolean knows(String workerId) {
         return byWorker.containsKey(workerId);
@@ -216,6 +230,8 @@ public final class KvEventIndex {
         /** Written only under the write lock. */
         private volatile int count;
         private long lastSequence;
+        /** Every block the worker holds is indexed: its events since an empty cache, none missed or dropped. */
+        private volatile boolean complete;
 
         WorkerState(int id) {
             this.id = id;

@@ -6,11 +6,15 @@ package io.kvroute.router.routing;
  * for that prefix in the last {@code tauMs}, which is also about how many will come in the next
  * {@code tauMs} if the rate holds. Blocks are chained, so a block's count is that of its prefix.
  *
- * <p>Bounded: a fixed table of {@code slots} (a power of two) keyed by hash; a block whose slot
- * another block holds takes it over, losing that count (only recent demand matters, and older
- * counts have decayed anyway). Not thread-safe: one per policy instance.
+ * <p>Bounded: a fixed table of {@code slots} (a power of two) keyed by hash. A block whose slot
+ * another block holds takes it over only once that block's count has decayed below
+ * {@value #TAKEOVER_BELOW} (a request or so in the last few time constants), so two blocks sharing a
+ * slot do not keep resetting each other; until then the newcomer goes uncounted. Not thread-safe:
+ * one per policy instance.
  */
 final class PrefixDemand {
+    static final double TAKEOVER_BELOW = 0.5;
+
     private final double tauMs;
     private final int mask;
     private final long[] keys;
@@ -34,6 +38,9 @@ final class PrefixDemand {
         for (int i = 0; i < n; i++) {
             int slot = slot(hashes[i]);
             if (keys[slot] != hashes[i] || counts[slot] == 0) {
+                if (counts[slot] > 0 && decayed(slot, nowMs) >= TAKEOVER_BELOW) {
+                    continue;
+                }
                 keys[slot] = hashes[i];
                 counts[slot] = 1;
                 atMs[slot] = nowMs;

@@ -86,15 +86,16 @@ public final class RouterState {
     }
 
     /**
-     * kvroute's estimate of the request's leading blocks cached on the worker. For a worker that
-     * reports its cache in KV events, the router's own claims count only while still trusted
-     * ({@link #claimTrustMs}): after that the worker's events decide, so a prefix it has evicted
-     * is no longer taken as cached. For one that does not report, the larger of the two matches.
+     * kvroute's estimate of the request's leading blocks cached on the worker. For a worker whose
+     * whole cache the KV-event index holds ({@link KvEventIndex#complete}), the router's own claims
+     * count only while still trusted ({@link #claimTrustMs}): after that the worker's events decide,
+     * so a prefix it has evicted is no longer taken as cached. Otherwise (no events, a gap, stores
+     * dropped for the index's capacity) the larger of the two matches.
      */
     public int cachedBlocks(WorkerSnapshot worker, RouteRequest request, long nowMs) {
         int reported = reportedMatch(worker, request);
         int routed = routedMatch(worker, request);
-        if (routed <= reported || !kvEventIndex.knows(worker.workerId())) {
+        if (routed <= reported || !kvEventIndex.complete(worker.workerId())) {
             return Math.max(routed, reported);
         }
         return Math.max(reported, prefixIndex.trustedMatch(worker.workerId(), request.hashes(), routed, nowMs));
@@ -110,13 +111,16 @@ public final class RouterState {
         return settings.ledgerMaxAgeMs() + (long) (uncachedTokens * 1000.0 / settings.prefillTokensPerSecond());
     }
 
-    /** Accounts a placement: its load goes to the ledger and its blocks to the prefix index. */
+    /**
+     * Accounts a placement: its load goes to the ledger (its uncached part by {@link #cachedBlocks},
+     * whichever policy placed it, so no policy's pending load counts a stale claim as cached) and its
+     * blocks to the prefix index.
+     */
     public void recordPlacement(RouteRequest request, Placement placement, WorkerSnapshot worker, long nowMs) {
-        int matched = matchedBlocks(worker, request);
+        int matched = cachedBlocks(worker, request, nowMs);
         ledger.add(placement.workerId(), placement.partition(), request.uncachedTokens(matched),
                 settings.kvBlocksNeeded(request, matched, worker.kvBlockTokens()), nowMs);
-        int uncached = request.uncachedTokens(cachedBlocks(worker, request, nowMs));
-        prefixIndex.record(placement.workerId(), request.hashes(), nowMs, nowMs + claimTrustMs(uncached));
+        prefixIndex.record(placement.workerId(), request.hashes(), nowMs, nowMs + claimTrustMs(request.uncachedTokens(matched)));
     }
 
     /**

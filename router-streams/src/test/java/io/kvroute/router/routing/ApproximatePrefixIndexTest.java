@@ -60,4 +60,23 @@ class ApproximatePrefixIndexTest {
         index.record("w-a", new long[] {1}, 2_000);
         assertThat(index.trustedMatch("w-a", prompt, 4, Long.MAX_VALUE - 1)).as("recorded without a bound").isEqualTo(1);
     }
+
+    @Test
+    void shouldKeepEachBlocksTrustAtLeastThatOfTheBlocksAfterIt() {
+        ApproximatePrefixIndex index = new ApproximatePrefixIndex(100);
+        index.record("w-a", new long[] {2, 3}, 0, 2_000);
+        index.record("w-a", new long[] {1, 2, 3}, 0, 500);
+
+        assertThat(index.trustedMatch("w-a", new long[] {1}, 1, 1_500)).as("raised to its successor's").isEqualTo(1);
+        assertThat(index.trustedMatch("w-a", new long[] {1, 2, 3}, 3, 1_500)).isEqualTo(3);
+    }
+
+    @Test
+    void shouldTrimAPromptsLastBlocksBeforeItsFirst() {
+        ApproximatePrefixIndex index = new ApproximatePrefixIndex(3);
+        index.record("w-a", new long[] {1, 2, 3}, 10);
+        index.record("w-b", new long[] {9}, 20);
+
+        assertThat(index.longestMatch("w-a", new long[] {1, 2, 3})).as("block 3 went first").isEqualTo(2);
+    }
 }

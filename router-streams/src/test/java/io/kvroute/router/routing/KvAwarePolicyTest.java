@@ -130,6 +130,11 @@ class KvAwarePolicyTest {
         assertThat(router.state().cachedBlocks(reporting, request, trustedUntil)).isEqualTo(40);
         assertThat(router.state().cachedBlocks(reporting, request, trustedUntil + 1)).as("evicted, as far as its events say").isZero();
         assertThat(router.state().cachedBlocks(silent, request, trustedUntil + 1)).as("no events to go by").isEqualTo(40);
+        WorkerSnapshot joinedLate = worker("w-c").build();
+        router.state().kvEventIndex().apply(KvEvent.stored("w-c", 9, blocks(3, 97)));
+        router.state().prefixIndex().record("w-c", shared, NOW - 60_000, trustedUntil);
+        assertThat(router.state().cachedBlocks(joinedLate, request, trustedUntil + 1))
+                .as("its events since an empty cache were not all seen").isEqualTo(40);
         router.state().kvEventIndex().apply(KvEvent.stored("w-a", 1, java.util.Arrays.copyOf(shared, 30)));
         assertThat(router.state().cachedBlocks(reporting, request, trustedUntil + 1)).isEqualTo(30);
         assertThat(router.state().matchedBlocks(reporting, request)).as("the baselines' match keeps the claim").isEqualTo(40);

@@ -82,6 +82,27 @@ class KvEventIndexTest {
     }
 
     @Test
+    void shouldSayItHoldsAWorkersWholeCacheOnlyWhenNoEventWasMissedOrDropped() {
+        KvEventIndex index = new KvEventIndex(4);
+        index.apply(KvEvent.stored("from-start", 0, 1));
+        index.apply(KvEvent.stored("mid-stream", 7, 2));
+        index.apply(KvEvent.cleared("restarted", 3));
+        index.apply(KvEvent.stored("gap", 0, 3));
+        index.apply(KvEvent.stored("gap", 2, 4));
+
+        assertThat(index.complete("from-start")).isTrue();
+        assertThat(index.complete("mid-stream")).as("what it stored before is unknown").isFalse();
+        assertThat(index.complete("restarted")).isTrue();
+        assertThat(index.complete("gap")).isFalse();
+        assertThat(index.complete("never")).isFalse();
+
+        index.apply(KvEvent.stored("from-start", 1, 5, 6));
+        assertThat(index.complete("from-start")).as("a store dropped at capacity").isFalse();
+        index.apply(KvEvent.cleared("gap", 3));
+        assertThat(index.complete("gap")).isTrue();
+    }
+
+    @Test
     void shouldForgetARemovedWorker() {
         index.apply(KvEvent.stored("w-a", 0, 1, 2));
         index.removeWorker("w-a");

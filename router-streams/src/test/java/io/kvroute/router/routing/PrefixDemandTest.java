@@ -25,14 +25,18 @@ class PrefixDemandTest {
     }
 
     @Test
-    void shouldLetABlockTakeOverAnotherBlocksSlotInItsBoundedTable() {
+    void shouldLetABlockTakeOverAnotherBlocksSlotOnlyOnceThatBlocksCountHasDecayed() {
         PrefixDemand demand = new PrefixDemand(1, 1_000);
         demand.add(new long[] {1}, 1, 0);
         demand.add(new long[] {1}, 1, 0);
         demand.add(new long[] {2}, 1, 10);
 
-        assertThat(demand.recent(2, 10)).isEqualTo(1.0);
-        assertThat(demand.recent(1, 10)).as("its count went with its slot").isZero();
+        assertThat(demand.recent(1, 10)).as("a live count keeps its slot").isGreaterThan(1.9);
+        assertThat(demand.recent(2, 10)).isZero();
+        long decayed = (long) Math.ceil(1_000 * Math.log(2 / PrefixDemand.TAKEOVER_BELOW));
+        demand.add(new long[] {2}, 1, decayed);
+        assertThat(demand.recent(2, decayed)).isEqualTo(1.0);
+        assertThat(demand.recent(1, decayed)).as("its count went with its slot").isZero();
     }
 
     @Test

@@ -142,10 +142,11 @@ class PrefixHoldersPropertyTest {
             };
         }
 
+        /** Last block first, as the index records: a prompt's first blocks become the most recent. */
         void record(String worker, long[] hashes) {
-            for (long hash : hashes) {
-                pairs.remove(worker + "/" + hash);
-                pairs.put(worker + "/" + hash, true);
+            for (int i = hashes.length - 1; i >= 0; i--) {
+                pairs.remove(worker + "/" + hashes[i]);
+                pairs.put(worker + "/" + hashes[i], true);
             }
         }
 

@@ -163,6 +163,9 @@ public final class CancellationFollower implements Runnable, AutoCloseable, Canc
         if (supersedesBelow != null) {
             LOG.info("request {} was placed again; attempts below {} are void", record.key(), supersedesBelow);
             onSupersede.accept(record.key(), supersedesBelow);
+        } else if (marked) {
+            // the header decides, as in the router's cancel store: a marker never cancels
+            LOG.warn("re-placement marker of request {} names no attempt; skipped", record.key());
         } else {
             onCancel.accept(record.key());
         }

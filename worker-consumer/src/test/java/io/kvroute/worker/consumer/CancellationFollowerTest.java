@@ -168,18 +168,22 @@ class CancellationFollowerTest {
     }
 
     @Test
-    void shouldSkipAMarkedRecordItCannotDecodeAndTakeAnUnmarkedOneForACancel() throws Exception {
+    void shouldNeverTakeAMarkedRecordForACancelButTakeAnUndecodableUnmarkedOne() throws Exception {
         start();
         byte[] undecodable = {0, 0, 0, 0, 99, 1, 2};
         consumer.schedulePollTask(() -> {
             consumer.addRecord(new ConsumerRecord<>(TOPIC, 0, 0, 0L, TimestampType.CREATE_TIME, 0, 0, "moved", undecodable,
                     CancelHeaders.markSupersede(new RecordHeaders()), Optional.empty()));
             consumer.addRecord(new ConsumerRecord<>(TOPIC, 0, 1, "stopped", undecodable));
-            consumer.updateEndOffsets(Map.of(P0, 2L));
+            byte[] noAttempt = serde.serializer().serialize(TOPIC,
+                    CancelRequest.newBuilder().setRequestId("odd").setRequestedAtMs(1).build());
+            consumer.addRecord(new ConsumerRecord<>(TOPIC, 0, 2, 0L, TimestampType.CREATE_TIME, 0, 0, "odd", noAttempt,
+                    CancelHeaders.markSupersede(new RecordHeaders()), Optional.empty()));
+            consumer.updateEndOffsets(Map.of(P0, 3L));
         });
 
         assertThat(follower.awaitReadUpTo(clock.get() + 1_000, Duration.ofSeconds(5))).isTrue();
         assertThat(superseded).isEmpty();
-        assertThat(cancelled).containsExactly("stopped");
+        assertThat(cancelled).as("a marked record never cancels").containsExactly("stopped");
     }
 }

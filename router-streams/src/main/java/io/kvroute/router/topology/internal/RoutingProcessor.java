@@ -439,7 +439,8 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
      * Answers a request the router will not run (any more): its terminal response, its decision
      * record and its quota hold back. Every such path comes through here, so none writes less.
      * Once dispatched ({@code dispatchAttempt} above 0), the answer ranks as the router's for that
-     * attempt and the decision names it; before, both keep the never-dispatched defaults.
+     * attempt and the decision names it; before, both keep {@link Conversions}' defaults (attempt 1,
+     * below every run).
      */
     private void answer(InferenceRequest request, ResponseStatus status, DecisionOutcome outcome, String reason,
                         String decisionReason, int dispatchAttempt, long now) {
