@@ -29,8 +29,10 @@ import java.util.Optional;
  *                  one, and the requests arriving while its work runs each wait for it
  * replication_ms = half the prefill time of the prefix tokens another candidate holds and this one does not
  *                  (the copy's cache space evicts someone else's prefix)
- * future_gain_ms = for such a copy: the prefix's recent requests ({@link PrefixDemand}, about as many as will
- *                  come in the next {@value #ARRIVAL_RATE_TAU_MS} ms) / (holders + 1) (the copy shares them with
+ * future_gain_ms = for such a copy: the prefix's recent requests that found it cached somewhere ({@link
+ *                  PrefixDemand}: placements count the blocks their candidates held, so a prefix's first request
+ *                  and requests whose holders were not candidates are not counted; about as many will come in
+ *                  the next {@value #ARRIVAL_RATE_TAU_MS} ms) / (holders + 1) (the copy shares them with
  *                  the holders) * how much sooner one of them would start here, holding the prefix, than at its
  *                  best holder now * the share of this worker's cache that is free (a copy into a full cache
  *                  evicts a prefix whose next requests lose about as much)

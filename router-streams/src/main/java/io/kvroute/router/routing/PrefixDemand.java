@@ -3,8 +3,11 @@ package io.kvroute.router.routing;
 /**
  * How many requests recently came for each prompt block: an exponentially decaying count per
  * block hash (time constant {@code tauMs}), so {@link #recent} reads about the number of requests
- * for that prefix in the last {@code tauMs}, which is also about how many will come in the next
- * {@code tauMs} if the rate holds. Blocks are chained, so a block's count is that of its prefix.
+ * counted for that prefix in the last {@code tauMs}, which is also about how many will come in the
+ * next {@code tauMs} if the rate holds. Blocks are chained, so a block's count is that of its
+ * prefix. The caller chooses which blocks of a request to count ({@link KvAwarePolicy} counts the
+ * blocks some candidate held: counting every block of every request made copies too eager, six-seed
+ * tenants margin 14.9 % to 11.7 %).
  *
  * <p>Bounded: a fixed table of {@code slots} (a power of two) keyed by hash. A block whose slot
  * another block holds takes it over only once that block's count has decayed below
