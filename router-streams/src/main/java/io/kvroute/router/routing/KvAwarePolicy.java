@@ -139,7 +139,12 @@ public final class KvAwarePolicy implements RoutingPolicy {
         for (int i = 0; i < matched.length; i++) {
             Estimate e = estimates[i];
             if (recentRequests > 0 && e.matched() < bestMatch && e.ttftIfHeldMs() < holderTtftMs) {
-                e = e.withFutureGain(share * freeCacheShare(e.worker(), request) * recentRequests * (holderTtftMs - e.ttftIfHeldMs()));
+                double gainIfEmptyMs = share * recentRequests * (holderTtftMs - e.ttftIfHeldMs());
+                // the cache look-up only for a candidate the gain could bring into the top few
+                Estimate last = top[top.length - 1];
+                if (byPrice || last == null || e.score() - gainIfEmptyMs <= last.score()) {
+                    e = e.withFutureGain(gainIfEmptyMs * freeCacheShare(e.worker(), request));
+                }
             }
             insert(top, e);
             if (byPrice && e.ttftMs() <= targetMs && (cheapest == null || cheaper(e, cheapest, regions))) {
