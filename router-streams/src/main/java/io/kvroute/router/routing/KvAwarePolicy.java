@@ -138,8 +138,9 @@ public final class KvAwarePolicy implements RoutingPolicy {
         double recentRequests = bestMatch > 0 ? demand.recent(request.hashes()[bestMatch - 1], nowMs) : 0.0;
         for (int i = 0; i < matched.length; i++) {
             Estimate e = estimates[i];
-            if (recentRequests > 0 && e.matched() < bestMatch && e.ttftIfHeldMs() < holderTtftMs) {
-                double gainIfEmptyMs = share * recentRequests * (holderTtftMs - e.ttftIfHeldMs());
+            double ttftIfHeldMs = recentRequests > 0 && e.matched() < bestMatch ? ttftIfHeldMs(e, request, bestMatch) : Double.MAX_VALUE;
+            if (ttftIfHeldMs < holderTtftMs) {
+                double gainIfEmptyMs = share * recentRequests * (holderTtftMs - ttftIfHeldMs);
                 // the cache look-up only for a candidate the gain could bring into the top few
                 Estimate last = top[top.length - 1];
                 if (byPrice || last == null || e.score() - gainIfEmptyMs <= last.score()) {
@@ -233,7 +234,6 @@ public final class KvAwarePolicy implements RoutingPolicy {
         }
         double prefillMs = model.prefillMs(uncached, cached);
         double decodeMs = model.steps(uncached) * decodePerStep;
-        int uncachedIfHeld = request.uncachedTokens(bestMatch);
         long ahead = (long) worker.running() + worker.waiting() + pending.requests();
         double batchMs = Math.max(0, ahead + 1 - worker.maxRunning()) * SLOT_WAIT_MS;
         double kvAfter = CandidateFilter.kvUsageWith(worker,
@@ -247,13 +247,21 @@ public final class KvAwarePolicy implements RoutingPolicy {
         double congestionMs = queueMs + arrivalsPerMs * blockingMs * blockingMs;
         int duplicated = request.cachedTokens(bestMatch) - cached;
         double replicationMs = duplicated > 0 ? DUPLICATION_WEIGHT * model.prefillMs(duplicated, 0) : 0.0;
-        // what its start here would be if this worker held the prefix its best holder holds
-        double ttftIfHeldMs = duplicated > 0
-                ? queueMs + model.prefillMs(uncachedIfHeld, request.cachedTokens(bestMatch)) + model.steps(uncachedIfHeld) * decodePerStep
-                        + batchMs + kvPenaltyMs + networkMs
-                : queueMs + prefillMs + decodeMs + batchMs + kvPenaltyMs + networkMs;
         return new Estimate(worker, matched, pending.requests(), delay, queueMs, prefillMs, decodeMs, batchMs, kvAfter,
-                kvPenaltyMs, networkMs, congestionMs, replicationMs, arrivalsPerMs, ttftIfHeldMs, 0.0);
+                kvPenaltyMs, networkMs, congestionMs, replicationMs, arrivalsPerMs, decodePerStep, 0.0);
+    }
+
+    /**
+     * What the request's start on {@code e}'s worker would be if it held the prefix the best
+     * holder holds; computed only for a candidate a future gain may apply to.
+     */
+    private double ttftIfHeldMs(Estimate e, RouteRequest request, int bestMatch) {
+        if (request.cachedTokens(bestMatch) - request.cachedTokens(e.matched()) <= 0) {
+            return e.ttftMs();
+        }
+        int uncachedIfHeld = request.uncachedTokens(bestMatch);
+        return e.queueMs() + model.prefillMs(uncachedIfHeld, request.cachedTokens(bestMatch))
+                + model.steps(uncachedIfHeld) * e.decodePerStepMs() + e.batchMs() + e.kvPenaltyMs() + e.networkMs();
     }
 
     /**
@@ -296,7 +304,7 @@ public final class KvAwarePolicy implements RoutingPolicy {
     /** One candidate's estimated TTFT and score, by component. */
     record Estimate(WorkerSnapshot worker, int matched, int pendingRequests, long delayMs, double queueMs, double prefillMs,
                     double decodeMs, double batchMs, double kvAfter, double kvPenaltyMs, double networkMs,
-                    double congestionMs, double replicationMs, double arrivalsPerMs, double ttftIfHeldMs, double futureGainMs) {
+                    double congestionMs, double replicationMs, double arrivalsPerMs, double decodePerStepMs, double futureGainMs) {
 
         /** Estimated time to first token on this worker. */
         double ttftMs() {
@@ -309,7 +317,7 @@ public final class KvAwarePolicy implements RoutingPolicy {
 
         Estimate withFutureGain(double gainMs) {
             return new Estimate(worker, matched, pendingRequests, delayMs, queueMs, prefillMs, decodeMs, batchMs, kvAfter, kvPenaltyMs,
-                    networkMs, congestionMs, replicationMs, arrivalsPerMs, ttftIfHeldMs, gainMs);
+                    networkMs, congestionMs, replicationMs, arrivalsPerMs, decodePerStepMs, gainMs);
         }
 
         /** GPU time this request's prefill takes there, its steps' decode share included. */

@@ -13,7 +13,6 @@ import io.kvroute.schemas.v1.InferenceRequest;
 import io.kvroute.schemas.v1.ResponseEvent;
 import io.kvroute.schemas.v1.ResponseStatus;
 import io.kvroute.schemas.v1.RoutingDecision;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -124,7 +123,7 @@ class ReplacementTopologyTest {
     void shouldSkipEventsMarkedAsChunksWithoutReadingThem() {
         dispatchToEastThenStartWest(Records.request("req-1", now()).build());
         RecordHeaders chunkHeader = new RecordHeaders();
-        chunkHeader.add(ResponseHeaders.EVENT, ResponseHeaders.CHUNK.getBytes(StandardCharsets.UTF_8));
+        ResponseHeaders.markChunk(chunkHeader);
         // a terminal wrongly marked as a chunk shows the header alone decides: the request stays in flight
         harness.responsesIn.pipeInput(new TestRecord<>("req-1", harness.completed("req-1", RunAttempt.of(1, 1), 150, 3), chunkHeader));
 

@@ -23,7 +23,6 @@ import io.kvroute.worker.engine.EngineRequest;
 import io.kvroute.worker.engine.EngineUsage;
 import io.kvroute.worker.engine.InferenceEngine;
 import io.kvroute.worker.metrics.WorkerMetrics;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -97,7 +96,6 @@ import org.slf4j.LoggerFactory;
 public final class DispatchConsumer implements Runnable, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DispatchConsumer.class);
     /** Encoded once: every token chunk carries it (Kafka headers keep the array, never change it). */
-    private static final byte[] CHUNK_HEADER = ResponseHeaders.CHUNK.getBytes(StandardCharsets.UTF_8);
     /**
      * A partition is paused while its watermark-to-highest-offset span reaches this; one more poll
      * can add at most {@link WorkerConfig#MAX_POLL_RECORDS_LIMIT}, and the sum keeps the commit
@@ -557,7 +555,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
     private Future<RecordMetadata> sendChunk(String requestId, ResponseEvent chunk) {
         byte[] value = responseSerde.serializer().serialize(responsesTopic, chunk);
         ProducerRecord<String, byte[]> record = new ProducerRecord<>(responsesTopic, requestId, value);
-        record.headers().add(ResponseHeaders.EVENT, CHUNK_HEADER);
+        ResponseHeaders.markChunk(record.headers());
         return chunkProducer.send(record, (metadata, error) -> {
             if (error != null) {
                 LOG.warn("token chunk of request {} not delivered: {}", requestId, error.toString());

@@ -5,9 +5,6 @@ import io.kvroute.schemas.topics.RunAttempt;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.ResponseEvent;
 import io.kvroute.schemas.v1.Usage;
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
-import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -31,7 +28,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ResultTracker implements Processor<String, byte[], Object, Object> {
     private static final Logger LOG = LoggerFactory.getLogger(ResultTracker.class);
-    private static final byte[] CHUNK = ResponseHeaders.CHUNK.getBytes(StandardCharsets.UTF_8);
 
     private final String responsesTopic;
     private final Deserializer<ResponseEvent> deserializer;
@@ -101,7 +97,6 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
 
     /** Token chunks, the bulk of the topic, say so in a header: skipped without decoding. */
     private static boolean isMarkedChunk(Record<String, byte[]> record) {
-        Header header = record.headers().lastHeader(ResponseHeaders.EVENT);
-        return header != null && Arrays.equals(CHUNK, header.value());
+        return ResponseHeaders.isChunk(record.headers());
     }
 }
