@@ -1,6 +1,7 @@
 package io.kvroute.router.routing;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.List;
@@ -42,6 +43,8 @@ public final class CandidateFilter {
         private final Map<Exclusion, Integer> excluded;
         private final List<WorkerSnapshot> healthy = new ArrayList<>();
         private final List<WorkerSnapshot> degraded = new ArrayList<>();
+        private int[] healthyIds = new int[16];
+        private int[] degradedIds = new int[16];
 
         private Accumulator(RouteRequest request, long nowMs, Map<Exclusion, Integer> excluded) {
             this.request = request;
@@ -50,12 +53,19 @@ public final class CandidateFilter {
         }
 
         void add(WorkerSnapshot worker) {
+            add(WorkerIds.of(worker.workerId()), worker);
+        }
+
+        /** Adds a worker whose {@link WorkerIds} id the caller knows. */
+        void add(int id, WorkerSnapshot worker) {
             Exclusion reason = exclusion(request, worker, nowMs, settings);
             if (reason != null) {
                 excluded.merge(reason, 1, Integer::sum);
             } else if (worker.status() == WorkerHealth.HEALTHY) {
+                healthyIds = append(healthyIds, healthy.size(), id);
                 healthy.add(worker);
             } else {
+                degradedIds = append(degradedIds, degraded.size(), id);
                 degraded.add(worker);
             }
         }
@@ -70,10 +80,32 @@ public final class CandidateFilter {
             if (!healthy.isEmpty() && !degraded.isEmpty()) {
                 counts.merge(Exclusion.DEGRADED, degraded.size(), Integer::sum);
             }
-            List<WorkerSnapshot> candidates = new ArrayList<>(healthy.isEmpty() ? degraded : healthy);
-            candidates.sort((a, b) -> a.workerId().compareTo(b.workerId()));
-            return new CandidateSet(candidates, counts, workersSeen);
+            return healthy.isEmpty() ? new CandidateSet(byWorkerId(degraded, degradedIds), counts, workersSeen)
+                    : new CandidateSet(byWorkerId(healthy, healthyIds), counts, workersSeen);
         }
+    }
+
+    /** Stores a worker's id at {@code index}, growing the array when full. */
+    private static int[] append(int[] ids, int index, int id) {
+        int[] out = index < ids.length ? ids : Arrays.copyOf(ids, ids.length * 2);
+        out[index] = id;
+        return out;
+    }
+
+    /** The workers in worker-id order, sorting their ids' ranks ({@link WorkerIds#ranks}) instead of the strings. */
+    private static List<WorkerSnapshot> byWorkerId(List<WorkerSnapshot> workers, int[] ids) {
+        int n = workers.size();
+        int[] ranks = WorkerIds.ranks();
+        long[] keys = new long[n];
+        for (int i = 0; i < n; i++) {
+            keys[i] = ((long) ranks[ids[i]] << 32) | i;
+        }
+        Arrays.sort(keys);
+        List<WorkerSnapshot> sorted = new ArrayList<>(n);
+        for (long key : keys) {
+            sorted.add(workers.get((int) key));
+        }
+        return sorted;
     }
 
     private Exclusion exclusion(RouteRequest request, WorkerSnapshot worker, long nowMs, RoutingSettings settings) {

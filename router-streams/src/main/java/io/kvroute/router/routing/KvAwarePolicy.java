@@ -2,7 +2,6 @@ package io.kvroute.router.routing;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -75,6 +74,10 @@ public final class KvAwarePolicy implements RoutingPolicy {
     /** Time constant of each worker's arrival rate (requests the router placed there). */
     static final double ARRIVAL_RATE_TAU_MS = 5_000.0;
     static final int TOP_CANDIDATES = 3;
+    /** The score's components as decision records show them, in this order. */
+    private static final String[] COMPONENTS = {"ttft_ms", "queue_ms", "prefill_ms", "decode_ms", "batch_ms", "network_ms",
+        "congestion_ms", "replication_ms", "future_gain_ms", "arrivals_per_s", "kv", "kv_penalty_ms", "prefix_blocks",
+        "pending_requests"};
 
     private final RouterState state;
     private final TtftModel model;
@@ -331,22 +334,8 @@ public final class KvAwarePolicy implements RoutingPolicy {
         }
 
         Map<String, Double> components() {
-            Map<String, Double> components = new LinkedHashMap<>();
-            components.put("ttft_ms", ttftMs());
-            components.put("queue_ms", queueMs);
-            components.put("prefill_ms", prefillMs);
-            components.put("decode_ms", decodeMs);
-            components.put("batch_ms", batchMs);
-            components.put("network_ms", networkMs);
-            components.put("congestion_ms", congestionMs);
-            components.put("replication_ms", replicationMs);
-            components.put("future_gain_ms", futureGainMs);
-            components.put("arrivals_per_s", arrivalsPerMs * 1000.0);
-            components.put("kv", kvAfter);
-            components.put("kv_penalty_ms", kvPenaltyMs);
-            components.put("prefix_blocks", (double) matched);
-            components.put("pending_requests", (double) pendingRequests);
-            return components;
+            return new ScoreComponents(COMPONENTS, ttftMs(), queueMs, prefillMs, decodeMs, batchMs, networkMs, congestionMs,
+                    replicationMs, futureGainMs, arrivalsPerMs * 1000.0, kvAfter, kvPenaltyMs, matched, pendingRequests);
         }
     }
 }

@@ -20,6 +20,7 @@ public final class PendingLoadLedger {
     private final long graceMs;
     private final long maxAgeMs;
     private final Map<String, WorkerEntries> byWorker = new HashMap<>();
+    private long additions;
 
     public PendingLoadLedger(long graceMs, long maxAgeMs) {
         if (graceMs < 0 || maxAgeMs <= 0) {
@@ -32,6 +33,12 @@ public final class PendingLoadLedger {
     /** Records a placement on {@code workerId}'s {@code partition}. */
     public void add(String workerId, int partition, long prefillTokens, long kvBlocks, long placedAtMs) {
         byWorker.computeIfAbsent(workerId, w -> new WorkerEntries()).add(new Entry(partition, prefillTokens, kvBlocks, placedAtMs));
+        additions++;
+    }
+
+    /** Placements recorded so far: {@link #pending} answers the same for the same arguments until this changes. */
+    long additions() {
+        return additions;
     }
 
     /** Pending load on a worker whose latest telemetry was observed at {@code observedAtMs}. */

@@ -83,12 +83,12 @@ public final class Router {
             CandidateFilter.Accumulator accumulator = filter.accumulator(request, nowMs, excluded);
             if (eligible.size() <= state.settings().candidateSampleSize()) {
                 for (int i = 0; i < eligible.size(); i++) {
-                    evaluate(accumulator, fleet.get(eligible.get(i)));
+                    evaluate(accumulator, eligible.get(i), fleet);
                 }
             } else {
-                sampler.begin(request, fleet, eligible, lookups.reported, lookups.routed, id -> evaluate(accumulator, fleet.get(id)));
+                sampler.begin(request, fleet, eligible, lookups.reported, lookups.routed, id -> evaluate(accumulator, id, fleet));
                 while (!accumulator.hasCandidate() && !sampler.exhausted()) {
-                    sampler.drawMore(state.settings().candidateSampleSize(), id -> evaluate(accumulator, fleet.get(id)));
+                    sampler.drawMore(state.settings().candidateSampleSize(), id -> evaluate(accumulator, id, fleet));
                 }
             }
             return decide(request, accumulator.result(fleetSize), fleetSize, nowMs);
@@ -98,9 +98,10 @@ public final class Router {
     }
 
     /** A worker removed from the fleet since the decision read its lists is skipped. */
-    private static void evaluate(CandidateFilter.Accumulator accumulator, WorkerSnapshot worker) {
+    private static void evaluate(CandidateFilter.Accumulator accumulator, int id, FleetView fleet) {
+        WorkerSnapshot worker = fleet.get(id);
         if (worker != null) {
-            accumulator.add(worker);
+            accumulator.add(id, worker);
         }
     }
 

@@ -1,5 +1,8 @@
 package io.kvroute.router.routing;
 
+import java.util.IdentityHashMap;
+import java.util.Map;
+
 /**
  * The mutable routing state shared by the filter and every policy of one router instance: the
  * pending-load ledger, the approximate prefix index (what the router itself routed where) and
@@ -20,6 +23,14 @@ public final class RouterState {
     private final KvEventIndex kvEventIndex;
     private final RegionCatalog regions;
     private final Cooldowns cooldowns = new Cooldowns();
+    /**
+     * Pending load per snapshot instance at {@link #pendingAtMs}, while the ledger has had no new
+     * placement: a decision reads each candidate's twice (filter, then policy), and the ledger's
+     * map lookup was a tenth of a decision at 1,000 workers.
+     */
+    private final Map<WorkerSnapshot, PendingLoad> pendingOfDecision = new IdentityHashMap<>();
+    private long pendingAtMs = Long.MIN_VALUE;
+    private long pendingAdditions = -1;
 
     public RouterState(RoutingSettings settings) {
         this(settings, new KvEventIndex(settings.kvEventIndexCapacity()));
@@ -67,7 +78,17 @@ public final class RouterState {
     }
 
     public PendingLoad pending(WorkerSnapshot worker, long nowMs) {
-        return ledger.pending(worker.workerId(), worker.observedAtMs(), nowMs);
+        if (nowMs != pendingAtMs || ledger.additions() != pendingAdditions) {
+            pendingOfDecision.clear();
+            pendingAtMs = nowMs;
+            pendingAdditions = ledger.additions();
+        }
+        PendingLoad pending = pendingOfDecision.get(worker);
+        if (pending == null) {
+            pending = ledger.pending(worker.workerId(), worker.observedAtMs(), nowMs);
+            pendingOfDecision.put(worker, pending);
+        }
+        return pending;
     }
 
     /** Leading blocks of the request the router itself routed to the worker. */

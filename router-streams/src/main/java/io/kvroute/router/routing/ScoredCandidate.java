@@ -8,6 +8,7 @@ import java.util.Map;
  */
 public record ScoredCandidate(String workerId, String region, int partition, double score, Map<String, Double> components) {
     public ScoredCandidate {
-        components = Map.copyOf(components);
+        // already immutable: no copy
+        components = components instanceof ScoreComponents ? components : Map.copyOf(components);
     }
 }

@@ -6,12 +6,19 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Dense int ids for worker ids, shared by the prefix indices and {@link FleetView} of a JVM so a
  * worker found in an index can be looked up in the fleet without string maps on the hot path.
- * Grow-only (a fleet's worker ids are few); ids are assigned in first-seen order. Thread-safe.
+ * Grow-only (a fleet's worker ids are few); ids are assigned in first-seen order. Each id also has
+ * a rank, its worker id's position in lexicographic order, so a decision orders its candidates by
+ * worker id comparing ints: comparing the strings, each behind two pointers, was a fifth of a
+ * decision's time at 1,000 workers. Thread-safe.
  */
 final class WorkerIds {
     private static final ConcurrentHashMap<String, Integer> IDS = new ConcurrentHashMap<>();
     private static volatile String[] names = new String[64];
     private static volatile int count;
+    /** Ids in lexicographic order of their names; written under the class lock only. */
+    private static int[] byName = new int[64];
+    /** Each id's index in {@link #byName}; replaced, never modified, so readers see a consistent array. */
+    private static volatile int[] ranks = new int[0];
 
     private WorkerIds() {
     }
@@ -32,6 +39,14 @@ final class WorkerIds {
         return names[id];
     }
 
+    /**
+     * Each assigned id's rank: {@code rank(a) < rank(b)} exactly when {@code name(a)} sorts before
+     * {@code name(b)} ({@link String#compareTo}). Covers every id assigned before the call.
+     */
+    static int[] ranks() {
+        return ranks;
+    }
+
     /** One more than the largest id assigned so far. */
     static int count() {
         return count;
@@ -47,8 +62,33 @@ final class WorkerIds {
             names = Arrays.copyOf(names, names.length * 2);
         }
         names[id] = workerId;
+        insertByName(id, workerId);
         IDS.put(workerId, id);
         count = id + 1;
         return id;
+    }
+
+    /** O(fleet) per new worker id, which is rare; the ranks are republished whole. */
+    private static void insertByName(int id, String workerId) {
+        int low = 0;
+        int high = id - 1;
+        while (low <= high) {
+            int mid = (low + high) >>> 1;
+            if (names[byName[mid]].compareTo(workerId) < 0) {
+                low = mid + 1;
+            } else {
+                high = mid - 1;
+            }
+        }
+        if (id >= byName.length) {
+            byName = Arrays.copyOf(byName, byName.length * 2);
+        }
+        System.arraycopy(byName, low, byName, low + 1, id - low);
+        byName[low] = id;
+        int[] next = new int[id + 1];
+        for (int i = 0; i <= id; i++) {
+            next[byName[i]] = i;
+        }
+        ranks = next;
     }
 }

@@ -91,4 +91,21 @@ class CandidateFilterTest {
         WorkerSnapshot idle = worker("w-a").ownedPartitions(List.of()).build();
         assertThat(filter.filter(request("r1", 100), List.of(idle), NOW).excludedCount(Exclusion.NO_PARTITIONS)).isEqualTo(1);
     }
+
+    @Test
+    void shouldListCandidatesInWorkerIdOrderWhateverOrderTheyArrive() {
+        // ids first seen out of order, one a prefix of another, digits compared as characters
+        List<String> ids = List.of("order-b9", "order-b10", "order-a", "order-b", "order-B", "order-b1");
+        List<WorkerSnapshot> workers = new java.util.ArrayList<>();
+        for (String id : ids) {
+            workers.add(worker(id).build());
+        }
+        java.util.Collections.shuffle(workers, new java.util.Random(7));
+
+        assertThat(filter.filter(request("r1", 100), workers, NOW).candidates()).extracting(WorkerSnapshot::workerId)
+                .containsExactly("order-B", "order-a", "order-b", "order-b1", "order-b10", "order-b9");
+        List<WorkerSnapshot> degraded = workers.stream().map(w -> worker(w.workerId()).status(WorkerHealth.DEGRADED).build()).toList();
+        assertThat(filter.filter(request("r2", 100), degraded, NOW).candidates()).extracting(WorkerSnapshot::workerId)
+                .containsExactly("order-B", "order-a", "order-b", "order-b1", "order-b10", "order-b9");
+    }
 }
