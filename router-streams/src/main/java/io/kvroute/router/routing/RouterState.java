@@ -28,7 +28,7 @@ public final class RouterState {
      * placement: a decision reads each candidate's twice (filter, then policy), and the ledger's
      * map lookup was a tenth of a decision at 1,000 workers.
      */
-    private final Map<WorkerSnapshot, PendingLoad> pendingOfDecision = new IdentityHashMap<>();
+    private Map<WorkerSnapshot, PendingLoad> pendingOfDecision = new IdentityHashMap<>();
     private long pendingAtMs = Long.MIN_VALUE;
     private long pendingAdditions = -1;
 
@@ -79,7 +79,12 @@ public final class RouterState {
 
     public PendingLoad pending(WorkerSnapshot worker, long nowMs) {
         if (nowMs != pendingAtMs || ledger.additions() != pendingAdditions) {
-            pendingOfDecision.clear();
+            // clearing costs the table's capacity: after a decision that evaluated a whole large fleet, start small again
+            if (pendingOfDecision.size() > 256) {
+                pendingOfDecision = new IdentityHashMap<>();
+            } else {
+                pendingOfDecision.clear();
+            }
             pendingAtMs = nowMs;
             pendingAdditions = ledger.additions();
         }
