@@ -298,7 +298,8 @@ public final class KvAwarePolicy implements RoutingPolicy {
      */
     private long delayMs(String region) {
         if (!region.equals(delayRegion)) {
-            delayOfRegion = state.regions().profile(region).map(RegionProfile::delayMs).orElseGet(() -> transit.delayMs(region));
+            RegionProfile profile = state.regions().profile(region).orElse(null);
+            delayOfRegion = profile != null ? profile.delayMs() : transit.delayMs(region);
             delayRegion = region;
         }
         return delayOfRegion;

@@ -28,7 +28,12 @@ final class TransitDelays {
         if (worker.region().equals(lastRegion)) {
             w = lastWindows;
         } else {
-            w = byRegion.computeIfAbsent(worker.region(), r -> new long[] {bucket, Long.MAX_VALUE, Long.MAX_VALUE});
+            // no computeIfAbsent: its capturing lambda was allocated for every candidate of every decision
+            w = byRegion.get(worker.region());
+            if (w == null) {
+                w = new long[] {bucket, Long.MAX_VALUE, Long.MAX_VALUE};
+                byRegion.put(worker.region(), w);
+            }
             lastRegion = worker.region();
             lastWindows = w;
         }
