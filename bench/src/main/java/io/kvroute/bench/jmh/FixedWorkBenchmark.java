@@ -18,8 +18,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * The control for {@link DecisionCostBenchmark}: the same computation every time (dependent
  * reads from a 512 KB table), sized to about a decision's p50, under the same fork settings.
  * Whatever its p99 adds to its p50 is what the machine adds (other tenants, interrupts, the
- * collector's threads), not the code: on a shared 2-core machine a fixed 30 µs of work measured
- * a p99 1.5 to 1.7 times its p50. Compare a decision's p99 with this one's, measured in the same run.
+ * collector's threads), not the code: on a shared 2-core machine this fixed 26 µs of work measured
+ * a p99 1.35 and 1.7 times its p50 in two runs. Compare a decision's p99 with this one's, measured in the same run.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SampleTime)
@@ -30,7 +30,7 @@ import org.openjdk.jmh.annotations.Warmup;
 public class FixedWorkBenchmark {
     private static final int TABLE = 1 << 16;
 
-    /** Dependent table reads per operation; 6,000 take about 25 µs on the development machine. */
+    /** Dependent table reads per operation; 6,000 took 26 µs (p50) on the development machine. */
     @Param({"6000"})
     public int reads;
 

@@ -32,9 +32,9 @@ public record Bounds(double prefixHitRateUpper, Latency ttftOracleMs) {
 
     /**
      * Each request's oracle TTFT, in trace order: a lower bound on its TTFT under any policy, so
-     * no policy's TTFT percentile can be below the same percentile of these.
+     * no policy's TTFT percentile can be below the same percentile of these (checked by BoundsTest).
      */
-    public static long[] oracleTtftsMs(List<TraceRequest> trace, SimConfig config) {
+    static long[] oracleTtftsMs(List<TraceRequest> trace, SimConfig config) {
         long[] oracle = new long[trace.size()];
         walk(trace, config, oracle);
         return oracle;

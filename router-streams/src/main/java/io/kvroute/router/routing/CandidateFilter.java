@@ -43,8 +43,9 @@ public final class CandidateFilter {
         private final Map<Exclusion, Integer> excluded;
         private final List<WorkerSnapshot> healthy = new ArrayList<>();
         private final List<WorkerSnapshot> degraded = new ArrayList<>();
-        private int[] healthyIds = new int[16];
-        private int[] degradedIds = new int[16];
+        /** The {@link WorkerIds} ids of {@link #healthy} and {@link #degraded}, index for index. */
+        private final IntList healthyIds = new IntList();
+        private final IntList degradedIds = new IntList();
 
         private Accumulator(RouteRequest request, long nowMs, Map<Exclusion, Integer> excluded) {
             this.request = request;
@@ -62,10 +63,10 @@ public final class CandidateFilter {
             if (reason != null) {
                 excluded.merge(reason, 1, Integer::sum);
             } else if (worker.status() == WorkerHealth.HEALTHY) {
-                healthyIds = append(healthyIds, healthy.size(), id);
+                healthyIds.add(id);
                 healthy.add(worker);
             } else {
-                degradedIds = append(degradedIds, degraded.size(), id);
+                degradedIds.add(id);
                 degraded.add(worker);
             }
         }
@@ -85,20 +86,13 @@ public final class CandidateFilter {
         }
     }
 
-    /** Stores a worker's id at {@code index}, growing the array when full. */
-    private static int[] append(int[] ids, int index, int id) {
-        int[] out = index < ids.length ? ids : Arrays.copyOf(ids, ids.length * 2);
-        out[index] = id;
-        return out;
-    }
-
     /** The workers in worker-id order, sorting their ids' ranks ({@link WorkerIds#ranks}) instead of the strings. */
-    private static List<WorkerSnapshot> byWorkerId(List<WorkerSnapshot> workers, int[] ids) {
+    private static List<WorkerSnapshot> byWorkerId(List<WorkerSnapshot> workers, IntList ids) {
         int n = workers.size();
         int[] ranks = WorkerIds.ranks();
         long[] keys = new long[n];
         for (int i = 0; i < n; i++) {
-            keys[i] = ((long) ranks[ids[i]] << 32) | i;
+            keys[i] = ((long) ranks[ids.get(i)] << 32) | i;
         }
         Arrays.sort(keys);
         List<WorkerSnapshot> sorted = new ArrayList<>(n);

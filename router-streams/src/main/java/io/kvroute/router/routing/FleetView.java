@@ -225,29 +225,6 @@ public final class FleetView {
         byId = grown;
     }
 
-    /** A growable list of ints, for building a view in one pass. */
-    private static final class IntList {
-        private int[] values = new int[8];
-        private int size;
-
-        void add(int value) {
-            if (size == values.length) {
-                values = Arrays.copyOf(values, size * 2);
-            }
-            values[size++] = value;
-        }
-
-        void remove(int value) {
-            int[] kept = without(toArray(), value);
-            values = Arrays.copyOf(kept, Math.max(8, kept.length));
-            size = kept.length;
-        }
-
-        int[] toArray() {
-            return Arrays.copyOf(values, size);
-        }
-    }
-
     private static int[] append(int[] ids, int id) {
         int[] out = Arrays.copyOf(ids, ids.length + 1);
         out[ids.length] = id;

@@ -259,12 +259,9 @@ public final class KvAwarePolicy implements RoutingPolicy {
      * holder holds; computed only for a candidate a future gain may apply to.
      */
     private double ttftIfHeldMs(Estimate e, RouteRequest request, int bestMatch) {
-        if (request.cachedTokens(bestMatch) - request.cachedTokens(e.matched()) <= 0) {
-            return e.ttftMs();
-        }
         int uncachedIfHeld = request.uncachedTokens(bestMatch);
-        return e.queueMs() + model.prefillMs(uncachedIfHeld, request.cachedTokens(bestMatch))
-                + model.steps(uncachedIfHeld) * e.decodePerStepMs() + e.batchMs() + e.kvPenaltyMs() + e.networkMs();
+        return e.ttftWithPrefillMs(model.prefillMs(uncachedIfHeld, request.cachedTokens(bestMatch)),
+                model.steps(uncachedIfHeld) * e.decodePerStepMs());
     }
 
     /**
@@ -275,10 +272,11 @@ public final class KvAwarePolicy implements RoutingPolicy {
      */
     private double freeCacheShare(WorkerSnapshot worker, RouteRequest request) {
         double capacity = (double) worker.kvBlocksTotal() * worker.kvBlockTokens();
-        if (capacity <= 0 || !state.kvEventIndex().complete(worker.workerId())) {
+        int blocks = capacity <= 0 ? -1 : state.kvEventIndex().blockCountIfComplete(worker.workerId());
+        if (blocks < 0) {
             return 0.0;
         }
-        double held = (double) state.kvEventIndex().blockCount(worker.workerId()) * request.blockTokens();
+        double held = (double) blocks * request.blockTokens();
         return Math.max(0.0, 1.0 - held / capacity);
     }
 
@@ -312,6 +310,11 @@ public final class KvAwarePolicy implements RoutingPolicy {
 
         /** Estimated time to first token on this worker. */
         double ttftMs() {
+            return ttftWithPrefillMs(prefillMs, decodeMs);
+        }
+
+        /** The same estimate had this request's prefill (and the decode its steps carry) taken these times instead. */
+        double ttftWithPrefillMs(double prefillMs, double decodeMs) {
             return queueMs + prefillMs + decodeMs + batchMs + kvPenaltyMs + networkMs;
         }
 

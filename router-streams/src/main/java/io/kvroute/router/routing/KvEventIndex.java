@@ -167,6 +167,12 @@ public final class KvEventIndex {
         return blocks != null && blocks.complete;
     }
 
+    /** {@link #blockCount} when the index holds the worker's whole cache ({@link #complete}), else -1: one look-up for both. */
+    public int blockCountIfComplete(String workerId) {
+        WorkerState blocks = byWorker.get(workerId);
+        return blocks != null && blocks.complete ? blocks.count : -1;
+    }
+
     /** Whether any event of this worker was applied (and it was not removed since). */
     public boolean knows(String workerId) {
         return byWorker.containsKey(workerId);

@@ -150,8 +150,8 @@ class KvAwarePolicyTest {
         router.route(request, List.of(a), NOW).placement().orElseThrow();
 
         long trust = router.state().claimTrustMs(request.uncachedTokens(0));
-        assertThat(trust).isEqualTo(Fleet.settings().ledgerMaxAgeMs()
-                + (long) (request.uncachedTokens(0) * 1000.0 / Fleet.settings().prefillTokensPerSecond()));
+        // the default 10 s ledger age + 20,000 tokens at the assumed 25,000 tokens/s
+        assertThat(trust).isEqualTo(10_800);
         assertThat(router.state().cachedBlocks(a, request, NOW + trust)).isEqualTo(40);
         assertThat(router.state().cachedBlocks(a, request, NOW + trust + 1)).isZero();
     }

@@ -59,8 +59,6 @@ public final class CancellationFollower implements Runnable, AutoCloseable, Canc
     private final Object readUpToMonitor = new Object();
     /** Guarded by {@code readUpToMonitor}: a moment before which everything has been read. */
     private long readUpToMs = Long.MIN_VALUE;
-    /** Guarded by {@code readUpToMonitor}: the latest moment a caller of {@link #awaitReadUpTo} has asked for. */
-    private long wantedUpToMs = Long.MIN_VALUE;
     /** Guarded by {@code readUpToMonitor}: callers in {@link #awaitReadUpTo} now; one that gave up no longer counts. */
     private int waiters;
     private long lastEndCheckMs;
@@ -177,7 +175,7 @@ public final class CancellationFollower implements Runnable, AutoCloseable, Canc
      */
     private void noteReadUpTo(List<TopicPartition> partitions) {
         synchronized (readUpToMonitor) {
-            if (waiters == 0 || wantedUpToMs <= readUpToMs) {
+            if (waiters == 0) {
                 return;
             }
         }
@@ -210,7 +208,6 @@ public final class CancellationFollower implements Runnable, AutoCloseable, Canc
                 return true;
             }
             waiters++;
-            wantedUpToMs = Math.max(wantedUpToMs, epochMs);
             try {
                 while (readUpToMs < epochMs) {
                     long leftMs = (deadline - System.nanoTime()) / 1_000_000;

@@ -95,7 +95,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class DispatchConsumer implements Runnable, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DispatchConsumer.class);
-    /** Encoded once: every token chunk carries it (Kafka headers keep the array, never change it). */
     /**
      * A partition is paused while its watermark-to-highest-offset span reaches this; one more poll
      * can add at most {@link WorkerConfig#MAX_POLL_RECORDS_LIMIT}, and the sum keeps the commit

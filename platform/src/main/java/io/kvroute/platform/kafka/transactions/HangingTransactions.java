@@ -113,10 +113,21 @@ public final class HangingTransactions {
 
     private boolean stillOpen(OpenTransaction o) {
         DescribeProducersResult.PartitionProducerState now = await(admin.describeProducers(List.of(o.partition())).partitionResult(o.partition()));
-        return now.activeProducers().stream().anyMatch(p -> p.producerId() == o.producerId()
-                && p.producerEpoch() == o.producerEpoch()
-                && p.currentTransactionStartOffset().isPresent()
-                && p.currentTransactionStartOffset().getAsLong() == o.startOffset());
+        return openIn(o.partition(), now).stream().anyMatch(n -> n.producerId() == o.producerId()
+                && n.producerEpoch() == o.producerEpoch()
+                && n.startOffset() == o.startOffset());
+    }
+
+    /** The transactions open on one partition, as its producers' states describe them. */
+    private static List<OpenTransaction> openIn(TopicPartition tp, DescribeProducersResult.PartitionProducerState description) {
+        List<OpenTransaction> open = new ArrayList<>();
+        for (ProducerState p : description.activeProducers()) {
+            if (p.currentTransactionStartOffset().isPresent()) {
+                open.add(new OpenTransaction(tp, p.producerId(), (short) p.producerEpoch(),
+                        p.coordinatorEpoch().orElse(0), p.currentTransactionStartOffset().getAsLong(), p.lastTimestamp()));
+            }
+        }
+        return open;
     }
 
     private List<OpenTransaction> openTransactions() {
@@ -137,12 +148,7 @@ public final class HangingTransactions {
                 unreadable.add(tp);
                 continue;
             }
-            for (ProducerState p : description.activeProducers()) {
-                if (p.currentTransactionStartOffset().isPresent()) {
-                    open.add(new OpenTransaction(tp, p.producerId(), (short) p.producerEpoch(),
-                            p.coordinatorEpoch().orElse(0), p.currentTransactionStartOffset().getAsLong(), p.lastTimestamp()));
-                }
-            }
+            open.addAll(openIn(tp, description));
         }
         if (!unreadable.isEmpty()) {
             LOG.warn("could not describe the producers of {} partitions (e.g. {}); they are not checked this time",

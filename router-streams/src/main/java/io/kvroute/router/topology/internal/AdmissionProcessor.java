@@ -166,9 +166,9 @@ public final class AdmissionProcessor implements Processor<String, Object, Objec
     }
 
     private void admitOrHold(InferenceRequest request, long now) {
-        ArrayDeque<Waiter> queue = waitingByTenant.get(Conversions.nullToEmpty(request.getTenant()));
+        ArrayDeque<Waiter> queue = waitingByTenant.get(tenant(request));
         if (queue != null && !queue.isEmpty()) {
-            startWaiting(request, "tenant " + Conversions.nullToEmpty(request.getTenant()) + " has " + queue.size() + " earlier requests waiting for its quota",
+            startWaiting(request, "tenant " + tenant(request) + " has " + queue.size() + " earlier requests waiting for its quota",
                     0, now);
             return;
         }
@@ -181,7 +181,7 @@ public final class AdmissionProcessor implements Processor<String, Object, Objec
     }
 
     private void admit(InferenceRequest request, long now) {
-        saveQuota(Conversions.nullToEmpty(request.getTenant()), request.getRequestId());
+        saveQuota(tenant(request), request.getRequestId());
         context.forward(new Record<Object, Object>(request.getRequestId(), request, now, new RecordHeaders()), TopologyNames.ADMITTED_SINK);
     }
 
@@ -193,7 +193,7 @@ public final class AdmissionProcessor implements Processor<String, Object, Objec
         queueOf(request).add(waiter);
         waitingCount++;
         metrics.quotaWaitingChanged(1);
-        metrics.throttled(Conversions.nullToEmpty(request.getTenant()), "wait");
+        metrics.throttled(tenant(request), "wait");
         String reason = "over quota: " + why + "; waiting, next check in " + (waiter.retryAtMs - now) + " ms";
         LOG.debug("request {} waits for its quota: {}", request.getRequestId(), reason);
         decide(request, DecisionOutcome.NO_CAPACITY, reason, now);
@@ -212,7 +212,7 @@ public final class AdmissionProcessor implements Processor<String, Object, Objec
                 if (request.getDeadlineMs() != null && request.getDeadlineMs() <= now) {
                     expire(request, now);
                 } else if (now - waiter.sinceMs >= maxWaitMs) {
-                    reject(request, "tenant " + Conversions.nullToEmpty(request.getTenant()) + " stayed over its quota for " + (now - waiter.sinceMs) + " ms", now);
+                    reject(request, "tenant " + tenant(request) + " stayed over its quota for " + (now - waiter.sinceMs) + " ms", now);
                 } else {
                     continue;
                 }
@@ -259,7 +259,7 @@ public final class AdmissionProcessor implements Processor<String, Object, Objec
         String id = request.getRequestId();
         String reason = "over quota: " + why;
         metrics.rejected(Rejection.OVER_QUOTA);
-        metrics.throttled(Conversions.nullToEmpty(request.getTenant()), "reject");
+        metrics.throttled(tenant(request), "reject");
         LOG.info("rejected request {}: {}", id, reason);
         context.forward(new Record<Object, Object>(id, Conversions.terminal(id, request, ResponseStatus.REJECTED, reason, now), now,
                 new RecordHeaders()), TopologyNames.ADMISSION_RESPONSES_SINK);
@@ -269,7 +269,7 @@ public final class AdmissionProcessor implements Processor<String, Object, Objec
     private void expire(InferenceRequest request, long now) {
         String id = request.getRequestId();
         String reason = "over quota: deadline " + request.getDeadlineMs() + " passed while waiting for tenant "
-                + Conversions.nullToEmpty(request.getTenant()) + "'s quota (now " + now + ")";
+                + tenant(request) + "'s quota (now " + now + ")";
         metrics.expired();
         LOG.info("expired request {}: {}", id, reason);
         context.forward(new Record<Object, Object>(id, Conversions.terminal(id, request, ResponseStatus.EXPIRED, reason, now), now,
@@ -284,7 +284,12 @@ public final class AdmissionProcessor implements Processor<String, Object, Objec
     }
 
     private ArrayDeque<Waiter> queueOf(InferenceRequest request) {
-        return waitingByTenant.computeIfAbsent(Conversions.nullToEmpty(request.getTenant()), t -> new ArrayDeque<>());
+        return waitingByTenant.computeIfAbsent(tenant(request), t -> new ArrayDeque<>());
+    }
+
+    /** The request's tenant; a request without one counts as the tenant "". */
+    private static String tenant(InferenceRequest request) {
+        return Conversions.nullToEmpty(request.getTenant());
     }
 
     @Override

@@ -4,8 +4,8 @@ package io.kvroute.router.topology.internal;
  * When the router re-places requests it dispatched to a region that went silent: after
  * {@code patienceMs} without telemetry from any of that region's workers, checked every
  * {@code checkMs}. A dispatched request whose result has not come {@code forgetAfterMs} after
- * its dispatch is no longer tracked (its result was lost to the dead-letter topic, say): it would
- * otherwise be re-placed at every outage of its region, for ever.
+ * its dispatch is given up (answered FAILED, and no longer tracked; its result was lost to the
+ * dead-letter topic, say): it would otherwise be re-placed at every outage of its region, for ever.
  */
 public record Replacement(long patienceMs, long checkMs, long forgetAfterMs) {
     /** Silent regions are looked for every second, or as often as the patience if it is shorter. */

@@ -54,7 +54,7 @@ public record RetryBackoff(int maxRetries, long backoffMs) {
     }
 
     /** True for the kinds this worker retries; a new kind must be placed here (the switch has no default). */
-    public static boolean retried(EngineFailure.Kind kind) {
+    private static boolean retried(EngineFailure.Kind kind) {
         return switch (kind) {
             case UNAVAILABLE, SERVER_ERROR, STREAM_BROKEN, TIMEOUT, ENGINE -> true;
             case RATE_LIMITED, REJECTED -> false;
