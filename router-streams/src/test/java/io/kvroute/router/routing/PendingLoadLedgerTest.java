@@ -3,6 +3,9 @@ package io.kvroute.router.routing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 class PendingLoadLedgerTest {
@@ -36,6 +39,53 @@ class PendingLoadLedgerTest {
         assertThat(ledger.pending("w-a", 0, 14_999).requests()).isEqualTo(1);
         assertThat(ledger.pending("w-a", 0, 15_001)).isEqualTo(PendingLoad.NONE);
         assertThat(ledger.size()).isZero();
+    }
+
+    /**
+     * The ledger against a plain list of every placement: placements and reads interleave at random
+     * on three workers, the clock moves forward, telemetry of random age arrives, and some
+     * placements have no partition.
+     */
+    @Test
+    void shouldAgreeWithEveryPlacementListedThroughGrowthAndWrapAround() {
+        SplittableRandom random = new SplittableRandom(7);
+        List<long[]> placed = new ArrayList<>();
+        long now = 1_000;
+        long mostPending = 0;
+        for (int step = 0; step < 20_000; step++) {
+            now += random.nextInt(3);
+            String worker = "w-" + random.nextInt(3);
+            if (random.nextInt(3) > 0) {
+                int partition = random.nextInt(10) == 0 ? -1 : random.nextInt(6);
+                long prefill = random.nextInt(2_000);
+                long kv = random.nextInt(100);
+                ledger.add(worker, partition, prefill, kv, now);
+                placed.add(new long[] {worker.charAt(2), partition, prefill, kv, now});
+                continue;
+            }
+            long observedAt = now - random.nextInt(400);
+            long cutoff = Math.max(observedAt - 100, now - 10_000);
+            // the ledger forgets what one read prunes, so the model does too
+            placed.removeIf(p -> p[0] == worker.charAt(2) && p[4] < cutoff);
+            int partition = random.nextInt(6);
+            long requests = 0;
+            long prefill = 0;
+            long kv = 0;
+            long onPartition = 0;
+            for (long[] p : placed) {
+                if (p[0] == worker.charAt(2)) {
+                    requests++;
+                    prefill += p[2];
+                    kv += p[3];
+                    onPartition += p[1] == partition ? 1 : 0;
+                }
+            }
+            assertThat(ledger.pending(worker, observedAt, now)).isEqualTo(new PendingLoad((int) requests, prefill, kv));
+            assertThat(ledger.pendingOnPartition(worker, partition, observedAt, now)).isEqualTo(onPartition);
+            mostPending = Math.max(mostPending, requests);
+        }
+        // many placements were pending on one worker at once, not only a few
+        assertThat(mostPending).isGreaterThan(64);
     }
 
     @Test
