@@ -17,6 +17,7 @@ import io.kvroute.bench.trace.TenantWorkload;
 import io.kvroute.bench.trace.TraceRequest;
 import io.kvroute.bench.trace.Traces;
 import io.kvroute.router.routing.Policies;
+import io.kvroute.router.routing.RoutingSettings;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -115,6 +116,11 @@ public final class BenchCommand implements Callable<Integer> {
             + EngineProfile.HOST_KV_PAGES_PER_GPU + " for llama-8b-h100).")
     Integer hostKvBlocks;
 
+    @Option(names = "--candidate-sample", paramLabel = "N", description = "In a fleet of more than N GPUs a decision "
+            + "evaluates the prefix's holders plus a sample of N others (the router's router.candidate.sample.size; default: "
+            + RoutingSettings.DEFAULT_CANDIDATE_SAMPLE_SIZE + ").")
+    Integer candidateSample;
+
     @Option(names = "--tenants", paramLabel = "N", defaultValue = "150", description = "tenants format: number of tenants (default: ${DEFAULT-VALUE}).")
     int tenants;
 
@@ -160,7 +166,8 @@ public final class BenchCommand implements Callable<Integer> {
             Bounds bounds = Bounds.compute(requestsToRun, config);
             double seconds = (System.nanoTime() - started) / 1e9;
             BenchReport report = new BenchReport(fmt.equals("tenants") ? "generated" : trace.toString(), fmt, requestsToRun.size(),
-                    config.fleet().toString(), config.engine().name(), scale, runSeed, sloMs, results, bounds);
+                    config.fleet().toString(), config.engine().name(), scale, runSeed, sloMs, config.routing().candidateSampleSize(),
+                    results, bounds);
             reports.add(report);
             out.print(ComparisonTable.format(report));
             out.printf(Locale.ROOT, "simulated %d policies in %.1f s%n", names.size(), seconds);
@@ -213,13 +220,20 @@ public final class BenchCommand implements Callable<Integer> {
     private SimConfig config(long runSeed) {
         try {
             EngineProfile profile = EngineProfile.named(engine);
-            return SimConfig.defaults()
+            SimConfig config = SimConfig.defaults()
                     .withFleet(FleetSpec.parse(fleet))
                     .withEngine(engine(profile))
                     .withSeed(runSeed)
                     .withSloMs(sloMs)
                     .withDispatchLatencyMs(dispatchLatencyMs)
                     .withTelemetryIntervalMs(telemetryIntervalMs);
+            if (candidateSample == null) {
+                return config;
+            }
+            if (candidateSample < 1) {
+                throw new IllegalArgumentException("--candidate-sample must be at least 1, was " + candidateSample);
+            }
+            return config.withRouting(config.routing().withCandidateSampleSize(candidateSample));
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }

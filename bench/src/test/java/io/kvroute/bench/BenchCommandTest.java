@@ -104,6 +104,23 @@ class BenchCommandTest {
     }
 
     @Test
+    void shouldSampleCandidatesInAFleetLargerThanTheSampleAndSaySo() throws Exception {
+        Path json = dir.resolve("sampled.json");
+
+        Run sampled = run("--format", "tenants", "--requests", "200", "--policies", "kvroute", "--fleet", "a=6@5,b=2@30",
+                "--candidate-sample", "3", "--json", json.toString());
+        Run whole = run("--format", "tenants", "--requests", "200", "--policies", "kvroute", "--fleet", "a=6@5,b=2@30");
+
+        assertThat(sampled.exitCode()).as(sampled.err()).isZero();
+        assertThat(sampled.out()).contains("plus 3 other GPUs drawn at random");
+        assertThat(new ObjectMapper().readTree(json.toFile()).path("candidate_sample_size").asInt()).isEqualTo(3);
+        assertThat(whole.out()).doesNotContain("drawn at random");
+        Run refused = run("--format", "tenants", "--candidate-sample", "0");
+        assertThat(refused.exitCode()).isNotZero();
+        assertThat(refused.err()).contains("--candidate-sample must be at least 1, was 0");
+    }
+
+    @Test
     void shouldRefuseAnUnknownPolicyOrAMissingTrace() {
         assertThat(run("--format", "tenants", "--policies", "nope").exitCode()).isNotZero();
         assertThat(run("--format", "mooncake").exitCode()).isNotZero();

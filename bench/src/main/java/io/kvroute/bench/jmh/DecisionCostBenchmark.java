@@ -52,6 +52,10 @@ public class DecisionCostBenchmark {
     @Param({"kvroute", "dynamo-kv"})
     public String policy;
 
+    /** The router's candidate sample ({@code router.candidate.sample.size}); {@code -p sample=32,64} compares sizes in one run. */
+    @Param({"" + RoutingSettings.DEFAULT_CANDIDATE_SAMPLE_SIZE})
+    public int sample;
+
     private Router router;
     private FleetView fleet;
     private RouteRequest[] requests;
@@ -61,7 +65,7 @@ public class DecisionCostBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         DecisionWorkload workload = new DecisionWorkload(workers, 42);
-        RoutingSettings settings = DecisionWorkload.settings(BLOCKS);
+        RoutingSettings settings = DecisionWorkload.settings(BLOCKS).withCandidateSampleSize(sample);
         KvEventIndex kvEvents = new KvEventIndex(BLOCKS);
         workload.fillKvEvents(kvEvents, BLOCKS);
         RouterState state = new RouterState(settings, kvEvents);

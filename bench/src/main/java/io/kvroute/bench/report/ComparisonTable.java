@@ -1,6 +1,7 @@
 package io.kvroute.bench.report;
 
 import io.kvroute.bench.sim.Bounds;
+import io.kvroute.bench.sim.FleetSpec;
 import io.kvroute.bench.sim.PolicyResult;
 import java.util.List;
 import java.util.Locale;
@@ -19,6 +20,10 @@ public final class ComparisonTable {
         out.append(String.format(Locale.ROOT, "trace %s (%s, %d requests), fleet %s, engine %s, load scale %s, seed %d, TTFT SLO %d ms%n",
                 report.trace(), report.format(), report.requests(), report.fleet(), report.engine(),
                 trim(report.loadScale()), report.seed(), report.sloMs()));
+        if (FleetSpec.parse(report.fleet()).totalGpus() > report.candidateSampleSize()) {
+            out.append(String.format(Locale.ROOT, "a decision evaluates the prefix's holders plus %d other GPUs drawn at random%n",
+                    report.candidateSampleSize()));
+        }
         out.append(String.format(Locale.ROOT, ROW, "policy", "completed", "ttft_p50", "ttft_p90", "ttft_p99", "e2e_p50",
                 "e2e_p99", "hit", "preempt", "goodput", "tokens/s", "busy",
                 "requests per region (" + String.join("/", report.fleetRegions()) + ")"));

@@ -14,7 +14,7 @@ import java.util.List;
 
 /**
  * The bench report as JSON: top level {@code trace, format, requests, fleet, engine, load_scale,
- * seed, slo_ms}, then {@code policies} (name → completed, rejected, failed, ttft_ms {p50,p90,p99,mean},
+ * seed, slo_ms, candidate_sample_size}, then {@code policies} (name → completed, rejected, failed, ttft_ms {p50,p90,p99,mean},
  * e2e_ms {p50,p99,mean}, prefix_hit_rate, preemptions, goodput_rps, throughput_tokens_s, makespan_s, gpu_busy, parked,
  * requests_per_region), {@code bounds} (prefix_hit_rate_upper, ttft_oracle_ms {p50,p90,p99,mean}) and, when kvroute ran
  * with a baseline, {@code verdict} on the routing-quality claim ({@link QualityVerdict}). Several seeds: {@code {"runs": [...]}}.
@@ -35,6 +35,7 @@ public final class JsonReport {
         root.put("load_scale", report.loadScale());
         root.put("seed", report.seed());
         root.put("slo_ms", report.sloMs());
+        root.put("candidate_sample_size", report.candidateSampleSize());
         ObjectNode policies = root.putObject("policies");
         report.policies().forEach((name, r) -> policies.set(name, policy(r)));
         ObjectNode bounds = root.putObject("bounds");

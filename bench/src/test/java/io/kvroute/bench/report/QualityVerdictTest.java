@@ -71,7 +71,7 @@ class QualityVerdictTest {
         for (PolicyResult r : results) {
             policies.put(r.policy(), r);
         }
-        return new BenchReport("t", "tenants", 10, "a=1@5", "e", 1.0, 42, 2000, policies,
+        return new BenchReport("t", "tenants", 10, "a=1@5", "e", 1.0, 42, 2000, 32, policies,
                 new Bounds(HIT_BOUND, new Latency(oracleP50, oracleP50, oracleP99, oracleP50)));
     }
 

@@ -31,7 +31,8 @@ class RoutingQualityTest {
 
         Map<String, PolicyResult> results = Simulator.runAll(Policies.names(), trace, config, 2);
         BenchReport report = new BenchReport("mooncake", "mooncake", trace.size(), config.fleet().toString(), config.engine().name(),
-                BenchCommand.DEFAULT_MOONCAKE_LOAD_SCALE, config.seed(), config.sloMs(), results, Bounds.compute(trace, config));
+                BenchCommand.DEFAULT_MOONCAKE_LOAD_SCALE, config.seed(), config.sloMs(), config.routing().candidateSampleSize(), results,
+                Bounds.compute(trace, config));
 
         QualityVerdict verdict = QualityVerdict.of(report).orElseThrow();
         assertThat(results.get("kvroute").completed()).isEqualTo(trace.size());

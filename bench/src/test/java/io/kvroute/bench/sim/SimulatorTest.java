@@ -111,6 +111,6 @@ class SimulatorTest {
 
     private BenchReport report(Map<String, PolicyResult> results) {
         return new BenchReport("t", "mooncake", TRACE.size(), config.fleet().toString(), config.engine().name(), 2.0,
-                config.seed(), config.sloMs(), results, Bounds.compute(TRACE, config));
+                config.seed(), config.sloMs(), config.routing().candidateSampleSize(), results, Bounds.compute(TRACE, config));
     }
 }
