@@ -1,6 +1,7 @@
 package io.kvroute.bench.report;
 
 import io.kvroute.bench.sim.Bounds;
+import io.kvroute.bench.sim.EstimateError;
 import io.kvroute.bench.sim.FleetSpec;
 import io.kvroute.bench.sim.PolicyResult;
 import java.util.List;
@@ -42,6 +43,14 @@ public final class ComparisonTable {
                         + "ttft_oracle p50 %s p99 %s (alone on an idle GPU holding every prefix seen before)%n",
                 b.prefixHitRateUpper(), ms(b.ttftOracleMs().p50()), ms(b.ttftOracleMs().p99())));
         QualityVerdict.of(report).ifPresent(v -> out.append(v.describe()).append('\n'));
+        for (PolicyResult r : report.policies().values()) {
+            EstimateError e = r.ttftEstimateError();
+            if (e.present()) {
+                out.append(String.format(Locale.ROOT, "%s's own TTFT estimates (realized minus estimated, dispatch latency left out, "
+                                + "%d decisions): bias %+.1f ms, mean absolute %.1f ms, 90%% within %.0f ms%n",
+                        r.policy(), e.decisions(), e.biasMs(), e.meanAbsMs(), e.p90AbsMs()));
+            }
+        }
         out.append("latencies in ms as the user sees them (dispatch + network both ways + queueing + prefill); "
                 + "goodput = requests with TTFT <= " + report.sloMs() + " ms per second of makespan;\n"
                 + "busy = GPU step time / (GPUs x makespan); '!' = some requests rejected or failed\n");

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvroute.bench.sim.EstimateError;
 import io.kvroute.bench.sim.Latency;
 import io.kvroute.bench.sim.PolicyResult;
 import java.io.IOException;
@@ -16,7 +17,7 @@ import java.util.List;
  * The bench report as JSON: top level {@code trace, format, requests, fleet, engine, load_scale,
  * seed, slo_ms, candidate_sample_size}, then {@code policies} (name → completed, rejected, failed, ttft_ms {p50,p90,p99,mean},
  * e2e_ms {p50,p99,mean}, prefix_hit_rate, preemptions, goodput_rps, throughput_tokens_s, makespan_s, gpu_busy, parked,
- * requests_per_region), {@code bounds} (prefix_hit_rate_upper, ttft_oracle_ms {p50,p90,p99,mean}) and, when kvroute ran
+ * requests_per_region and, for a policy that estimates TTFT, ttft_estimate_error_ms {bias, mean_abs, p90_abs, decisions}), {@code bounds} (prefix_hit_rate_upper, ttft_oracle_ms {p50,p90,p99,mean}) and, when kvroute ran
  * with a baseline, {@code verdict} on the routing-quality claim ({@link QualityVerdict}). Several seeds: {@code {"runs": [...]}}.
  */
 public final class JsonReport {
@@ -99,6 +100,14 @@ public final class JsonReport {
         node.put("parked", r.parked());
         ObjectNode regions = node.putObject("requests_per_region");
         r.requestsPerRegion().forEach(regions::put);
+        EstimateError error = r.ttftEstimateError();
+        if (error.present()) {
+            ObjectNode e = node.putObject("ttft_estimate_error_ms");
+            e.put("bias", round(error.biasMs(), 1));
+            e.put("mean_abs", round(error.meanAbsMs(), 1));
+            e.put("p90_abs", round(error.p90AbsMs(), 1));
+            e.put("decisions", error.decisions());
+        }
         return node;
     }
 

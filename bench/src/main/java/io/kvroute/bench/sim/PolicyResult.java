@@ -20,11 +20,13 @@ import java.util.Map;
  * @param requestsPerRegion  dispatched requests per region
  * @param parked             requests that found no candidate at arrival and waited in the router's parked store
  * @param gpuBusy            engine step time / (GPUs × makespan): how close the fleet ran to saturation
+ * @param ttftEstimateError  how far the policy's own TTFT estimates were from the realized TTFTs ({@link EstimateError#NONE}
+ *                           for a policy that makes none)
  */
 public record PolicyResult(String policy, int completed, int rejected, int failed, Latency ttftMs, Latency e2eMs,
                            long[] ttftsMs, double prefixHitRate, long preemptions, double goodputRps,
                            double throughputTokensS, double makespanS, Map<String, Integer> requestsPerRegion,
-                           int parked, double gpuBusy) {
+                           int parked, double gpuBusy, EstimateError ttftEstimateError) {
     public PolicyResult {
         requestsPerRegion = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(requestsPerRegion));
     }

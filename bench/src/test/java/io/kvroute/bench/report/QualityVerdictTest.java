@@ -3,6 +3,7 @@ package io.kvroute.bench.report;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvroute.bench.sim.Bounds;
+import io.kvroute.bench.sim.EstimateError;
 import io.kvroute.bench.sim.Latency;
 import io.kvroute.bench.sim.PolicyResult;
 import java.util.LinkedHashMap;
@@ -43,7 +44,7 @@ class QualityVerdictTest {
     @Test
     void shouldNotPassARunWhereKvrouteLeftRequestsUncompleted() {
         PolicyResult shed = new PolicyResult("kvroute", 9, 1, 0, new Latency(100, 300, 300, 100), Latency.EMPTY, new long[0], 0.7, 0,
-                1.0, 1.0, 10.0, Map.of(), 0, 0.5);
+                1.0, 1.0, 10.0, Map.of(), 0, 0.5, EstimateError.NONE);
         QualityVerdict verdict = QualityVerdict.of(report(200, 100, shed, result("gie-weighted", 110, 400, 0.7))).orElseThrow();
 
         assertThat(verdict.meetsP99()).isTrue();
@@ -77,6 +78,6 @@ class QualityVerdictTest {
 
     private static PolicyResult result(String policy, double p50, double p99, double hitRate) {
         return new PolicyResult(policy, 10, 0, 0, new Latency(p50, p99, p99, p50), Latency.EMPTY, new long[0], hitRate, 0, 1.0, 1.0,
-                10.0, Map.of(), 0, 0.5);
+                10.0, Map.of(), 0, 0.5, EstimateError.NONE);
     }
 }

@@ -9,6 +9,8 @@ import io.kvroute.bench.report.JsonReport;
 import io.kvroute.bench.trace.TraceRequest;
 import io.kvroute.bench.trace.Traces;
 import io.kvroute.router.routing.Policies;
+import io.kvroute.router.routing.RegionCatalog;
+import io.kvroute.router.routing.RegionProfile;
 import io.kvroute.router.routing.WorkerSnapshot;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -36,6 +38,31 @@ class SimulatorTest {
             assertThat(r.ttftsMs()).isEqualTo(sequential.get(r.policy()).ttftsMs());
             assertThat(r.completed()).isEqualTo(TRACE.size());
         }
+    }
+
+    /**
+     * On an idle GPU whose region delay the router knows (the region catalog) kvroute's estimate is
+     * its own prefill plus the round trip, which is what happens: the error is near zero once the
+     * dispatch latency (not part of the estimate) is left out, whatever that latency. Policies that
+     * make no estimate report none.
+     */
+    @Test
+    void shouldMeasureHowFarKvroutesTtftEstimatesWereFromWhatHappened() {
+        List<TraceRequest> alone = List.of(new TraceRequest(1_000, 1_000, 4, new long[] {1}, 512, "t"),
+                new TraceRequest(9_000, 3_000, 4, new long[] {2, 3, 4, 5, 6}, 512, "t"));
+        Conditions known = Conditions.NONE.withRegions(new RegionCatalog(List.of(new RegionProfile("a", 5, 0.0, false)),
+                RegionCatalog.DEFAULT_INTERACTIVE_TTFT_TARGET_MS, RegionCatalog.DEFAULT_BATCH_TTFT_TARGET_MS));
+        for (long dispatchMs : new long[] {20, 150}) {
+            SimConfig idle = SimConfig.defaults().withFleet(FleetSpec.parse("a=1@5")).withDispatchLatencyMs(dispatchMs);
+
+            EstimateError error = Simulator.run("kvroute", alone, idle, known, SimulationObserver.NONE).result().ttftEstimateError();
+
+            assertThat(error.decisions()).isEqualTo(2);
+            assertThat(error.meanAbsMs()).as("dispatch %d ms", dispatchMs).isLessThan(5.0);
+        }
+        PolicyResult kvroute = Simulator.run("kvroute", TRACE, config);
+        assertThat(kvroute.ttftEstimateError().decisions()).isEqualTo(kvroute.completed());
+        assertThat(Simulator.run("round-robin", TRACE, config).ttftEstimateError().present()).isFalse();
     }
 
     @Test

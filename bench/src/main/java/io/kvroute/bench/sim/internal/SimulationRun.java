@@ -1,6 +1,7 @@
 package io.kvroute.bench.sim.internal;
 
 import io.kvroute.bench.sim.Conditions;
+import io.kvroute.bench.sim.EstimateError;
 import io.kvroute.bench.sim.FleetSpec;
 import io.kvroute.bench.sim.Latency;
 import io.kvroute.bench.sim.PolicyResult;
@@ -58,6 +59,8 @@ import java.util.TreeMap;
  */
 public final class SimulationRun {
     private static final int NOT_YET = -1;
+    /** The score component holding a policy's TTFT estimate for a candidate (kvroute's). */
+    private static final String TTFT_ESTIMATE = "ttft_ms";
 
     private final String policy;
     private final List<TraceRequest> trace;
@@ -74,6 +77,9 @@ public final class SimulationRun {
     private final long[] firstTokenAtMs;
     private final long[] doneAtMs;
     private final int[] cachedTokens;
+    /** The chosen GPU's TTFT estimate at the request's last placement (NaN when the policy gave none), and when. */
+    private final double[] estimatedTtftMs;
+    private final long[] placedAtMs;
     private final boolean[] rejected;
     private final boolean[] failed;
     private final Map<String, Integer> requestsPerRegion = new TreeMap<>();
@@ -135,6 +141,9 @@ public final class SimulationRun {
         this.firstTokenAtMs = new long[n];
         this.doneAtMs = new long[n];
         this.cachedTokens = new int[n];
+        this.estimatedTtftMs = new double[n];
+        this.placedAtMs = new long[n];
+        Arrays.fill(estimatedTtftMs, Double.NaN);
         this.rejected = new boolean[n];
         this.failed = new boolean[n];
         Arrays.fill(firstTokenAtMs, NOT_YET);
@@ -342,6 +351,8 @@ public final class SimulationRun {
                     + placement.region() + "/" + placement.partition());
         }
         requestsPerRegion.merge(placement.region(), 1, Integer::sum);
+        estimatedTtftMs[index] = estimatedTtftMs(placement);
+        placedAtMs[index] = now;
         SimulatedGpu gpu = slots[placement.partition()];
         if (!extended) {
             schedule(now + config.dispatchLatencyMs(), Event.Kind.CONSUMED, gpu.index, index, null);
@@ -357,6 +368,17 @@ public final class SimulationRun {
         inFlight.get(gpu.index).add(index);
         schedule(now + config.dispatchLatencyMs(), Event.Kind.CONSUMED, gpu.index, index, gpu.generation);
         return true;
+    }
+
+    /** The chosen GPU's {@code ttft_ms} among the placement's scored candidates, NaN if it has none. */
+    private static double estimatedTtftMs(Placement placement) {
+        for (var candidate : placement.topCandidates()) {
+            if (candidate.workerId().equals(placement.workerId())) {
+                Double estimate = candidate.components().get(TTFT_ESTIMATE);
+                return estimate == null ? Double.NaN : estimate;
+            }
+        }
+        return Double.NaN;
     }
 
     /** The residency rule checked from the trace and the tenants' settings, not by the router's code. */
@@ -579,6 +601,8 @@ public final class SimulationRun {
         long withinSlo = 0;
         long[] ttfts = new long[trace.size()];
         long[] e2es = new long[trace.size()];
+        double[] estimateErrors = new double[trace.size()];
+        int estimated = 0;
         for (int i = 0; i < trace.size(); i++) {
             if (rejected[i]) {
                 rejectedCount++;
@@ -588,6 +612,9 @@ public final class SimulationRun {
                 TraceRequest r = trace.get(i);
                 ttfts[completed] = firstTokenAtMs[i] - r.arrivalMs();
                 e2es[completed] = doneAtMs[i] - r.arrivalMs();
+                if (!Double.isNaN(estimatedTtftMs[i])) {
+                    estimateErrors[estimated++] = firstTokenAtMs[i] - placedAtMs[i] - config.dispatchLatencyMs() - estimatedTtftMs[i];
+                }
                 if (ttfts[completed] <= config.sloMs()) {
                     withinSlo++;
                 }
@@ -604,7 +631,7 @@ public final class SimulationRun {
                 Latency.of(Arrays.copyOf(e2es, completed)), ttft, promptTokens == 0 ? 0.0 : (double) cached / promptTokens,
                 preemptions, completed == 0 ? 0.0 : withinSlo / makespanS, completed == 0 ? 0.0 : outputTokens / makespanS,
                 completed == 0 ? 0.0 : makespanS, requestsPerRegion, parkedEver,
-                busyMs / (gpus.size() * makespanS * 1000.0));
+                busyMs / (gpus.size() * makespanS * 1000.0), EstimateError.of(Arrays.copyOf(estimateErrors, estimated)));
     }
 
     private record Parked(int index, long parkedAtMs) {
