@@ -15,10 +15,11 @@ import java.util.List;
 
 /**
  * The bench report as JSON: top level {@code trace, format, requests, fleet, engine, load_scale,
- * seed, slo_ms, candidate_sample_size}, then {@code policies} (name → completed, rejected, failed, ttft_ms {p50,p90,p99,mean},
- * e2e_ms {p50,p99,mean}, prefix_hit_rate, preemptions, goodput_rps, throughput_tokens_s, makespan_s, gpu_busy, parked,
- * requests_per_region and, for a policy that estimates TTFT, ttft_estimate_error_ms {bias, mean_abs, p90_abs, decisions}), {@code bounds} (prefix_hit_rate_upper, ttft_oracle_ms {p50,p90,p99,mean}) and, when kvroute ran
- * with a baseline, {@code verdict} on the routing-quality claim ({@link QualityVerdict}). Several seeds: {@code {"runs": [...]}}.
+ * seed, slo_ms, candidate_sample_size}, then {@code policies} (name → completed, rejected, failed,
+ * ttft_ms {p50,p90,p99,mean}, e2e_ms {p50,p99,mean}, prefix_hit_rate, preemptions, goodput_rps, throughput_tokens_s,
+ * makespan_s, gpu_busy, parked, requests_per_region and, for a policy that estimates TTFT, ttft_estimate_error_ms
+ * {bias, mean_abs, p90_abs, decisions}), {@code bounds} (prefix_hit_rate_upper, ttft_oracle_ms {p50,p90,p99,mean}) and,
+ * when kvroute ran with a baseline, {@code verdict} on the routing-quality claim ({@link QualityVerdict}). Several seeds: {@code {"runs": [...]}}.
  */
 public final class JsonReport {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);

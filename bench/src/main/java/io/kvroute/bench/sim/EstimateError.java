@@ -5,8 +5,8 @@ import java.util.Arrays;
 /**
  * How far a policy's own TTFT estimates were from what happened: for each decision whose placement
  * carried an estimate for the chosen GPU ({@code ttft_ms}, kvroute's), the realized time from the
- * decision to the first token back at the router's side, less the dispatch latency (which the
- * estimate leaves out: the router does not know when Kafka delivers), minus the estimate.
+ * decision to the first token back from that GPU, less the dispatch latency (which the estimate
+ * leaves out: the router does not know when Kafka delivers), minus the estimate.
  * Positive means slower than estimated.
  *
  * @param biasMs        mean error
