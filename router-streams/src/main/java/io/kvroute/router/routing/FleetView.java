@@ -115,6 +115,11 @@ public final class FleetView {
     }
 
     /** Every worker's snapshot, in joining order. */
+    /** The workers as of now, in a view that later puts and removals do not change. O(fleet). */
+    public FleetView copy() {
+        return of(all());
+    }
+
     public List<WorkerSnapshot> all() {
         int[] ids = members;
         AtomicReferenceArray<WorkerSnapshot> snapshots = byId;

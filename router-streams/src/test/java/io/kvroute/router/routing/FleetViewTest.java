@@ -36,6 +36,24 @@ class FleetViewTest {
     }
 
     @Test
+    void shouldKeepACopyAsItWasWhileTheViewChanges() {
+        FleetView fleet = new FleetView();
+        fleet.put(Fleet.worker("fv-k1").running(1).build());
+        fleet.put(WorkerSnapshot.builder("fv-k2", "eu-west").observedAtMs(NOW).build());
+        RouteRequest anywhere = Fleet.request("r3", 100);
+
+        FleetView copy = fleet.copy();
+        fleet.put(Fleet.worker("fv-k1").running(7).build());
+        fleet.put(Fleet.worker("fv-k3").build());
+        fleet.remove("fv-k2");
+
+        assertThat(copy.all()).extracting(WorkerSnapshot::workerId).containsExactly("fv-k1", "fv-k2");
+        assertThat(copy.get("fv-k1").running()).isEqualTo(1);
+        assertThat(copy.eligible(anywhere, settings).size()).isEqualTo(2);
+        assertThat(fleet.all()).extracting(WorkerSnapshot::workerId).containsExactly("fv-k1", "fv-k3");
+    }
+
+    @Test
     void shouldNotReplaceANewerSnapshotWhenSeedingFromAStore() {
         FleetView fleet = new FleetView();
         fleet.put(Fleet.worker("fv-s").running(5).observedAtMs(NOW).build());

@@ -181,7 +181,7 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
             return;
         }
         // while anything waits, newcomers queue behind it: freed capacity goes in arrival order
-        if (parkedCount == 0 && tryPlace(request, 1, "", now) == null) {
+        if (parkedCount == 0 && tryPlace(request, 1, "", fleet, now) == null) {
             return;
         }
         if (parkedCount >= parkedMaxCount) {
@@ -191,13 +191,13 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
         park(request, now);
     }
 
-    /** Routes one request as dispatch {@code attempt}; null if it was dispatched, else why not. */
-    private String tryPlace(InferenceRequest request, int attempt, String reasonPrefix, long now) {
+    /** Routes one request as dispatch {@code attempt} over {@code workers}; null if it was dispatched, else why not. */
+    private String tryPlace(InferenceRequest request, int attempt, String reasonPrefix, FleetView workers, long now) {
         RouteRequest routeRequest = Conversions.toRouteRequest(request);
         long started = System.nanoTime();
         RoutingResult result;
         synchronized (router) {
-            result = router.route(routeRequest, fleet, now);
+            result = router.route(routeRequest, workers, now);
         }
         metrics.decisionTook(Duration.ofNanos(System.nanoTime() - started));
         metrics.candidatesConsidered(result.candidates().candidates().size());
@@ -264,13 +264,17 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
         Map<String, String> placedIds = new HashMap<>();
         // placements within one pass only add load: a request that did not fit is not tried again in it
         Set<String> didNotFit = new HashSet<>();
+        // One fleet for the whole pass: telemetry arriving mid-pass (another thread) would otherwise
+        // give capacity to the requests after one that just did not fit, ahead of it (an interactive
+        // request was dispatched after two batch ones that way).
+        FleetView passFleet = fleet.copy();
         while (true) {
             Optional<String> served = queue.serveNext(key -> {
                 if (didNotFit.contains(key)) {
                     return false;
                 }
                 InferenceRequest request = parked.get(key);
-                String notPlaced = tryPlace(request, 1, "", now);
+                String notPlaced = tryPlace(request, 1, "", passFleet, now);
                 if (notPlaced != null) {
                     whyNotPlaced.put(key, notPlaced);
                     didNotFit.add(key);
@@ -398,7 +402,7 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
             return true;
         }
         // the marker and the new dispatch commit in one transaction: the old region's workers see both or neither
-        String notPlaced = tryPlace(request, next, "re-placed from " + old.getRegion() + " (" + why + "): ", now);
+        String notPlaced = tryPlace(request, next, "re-placed from " + old.getRegion() + " (" + why + "): ", fleet, now);
         if (notPlaced != null) {
             LOG.debug("request {} waits for silent region {}: {}", id, old.getRegion(), notPlaced);
             return false;
