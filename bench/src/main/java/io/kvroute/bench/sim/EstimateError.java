@@ -22,15 +22,16 @@ public record EstimateError(double biasMs, double meanAbsMs, double p90AbsMs, in
             return NONE;
         }
         double sum = 0;
+        double absSum = 0;
         double[] abs = new double[errorsMs.length];
         for (int i = 0; i < errorsMs.length; i++) {
             sum += errorsMs[i];
             abs[i] = Math.abs(errorsMs[i]);
+            absSum += abs[i];
         }
         Arrays.sort(abs);
-        double absSum = Arrays.stream(abs).sum();
-        int rank = (int) Math.ceil(0.9 * abs.length);
-        return new EstimateError(sum / errorsMs.length, absSum / abs.length, abs[Math.max(0, rank - 1)], errorsMs.length);
+        int n = errorsMs.length;
+        return new EstimateError(sum / n, absSum / n, abs[Latency.nearestRankIndex(n, 0.9)], n);
     }
 
     public boolean present() {

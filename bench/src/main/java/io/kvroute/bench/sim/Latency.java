@@ -18,7 +18,12 @@ public record Latency(double p50, double p90, double p99, double mean) {
 
     /** The smallest sample with at least {@code q} of the sample at or below it. */
     public static double nearestRank(long[] sorted, double q) {
-        int rank = (int) Math.ceil(q * sorted.length);
-        return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+        return sorted[nearestRankIndex(sorted.length, q)];
+    }
+
+    /** The index in a sorted sample of {@code n} (at least 1) of its nearest-rank {@code q} quantile. */
+    public static int nearestRankIndex(int n, double q) {
+        int rank = (int) Math.ceil(q * n);
+        return Math.max(0, Math.min(n - 1, rank - 1));
     }
 }

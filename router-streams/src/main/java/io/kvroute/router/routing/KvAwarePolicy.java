@@ -74,8 +74,10 @@ public final class KvAwarePolicy implements RoutingPolicy {
     /** Time constant of each worker's arrival rate (requests the router placed there). */
     static final double ARRIVAL_RATE_TAU_MS = 5_000.0;
     static final int TOP_CANDIDATES = 3;
+    /** The component holding a candidate's estimated time to first token (the bench compares it with what happened). */
+    public static final String TTFT_COMPONENT = "ttft_ms";
     /** The score's components as decision records show them, in this order. */
-    private static final String[] COMPONENTS = {"ttft_ms", "queue_ms", "prefill_ms", "decode_ms", "batch_ms", "network_ms",
+    private static final String[] COMPONENTS = {TTFT_COMPONENT, "queue_ms", "prefill_ms", "decode_ms", "batch_ms", "network_ms",
         "congestion_ms", "replication_ms", "future_gain_ms", "arrivals_per_s", "kv", "kv_penalty_ms", "prefix_blocks",
         "pending_requests"};
 

@@ -10,6 +10,7 @@ import io.kvroute.bench.sim.SimConfig;
 import io.kvroute.bench.sim.SimulationObserver;
 import io.kvroute.bench.trace.TraceRequest;
 import io.kvroute.router.routing.KvEvent;
+import io.kvroute.router.routing.KvAwarePolicy;
 import io.kvroute.router.routing.KvEventIndex;
 import io.kvroute.router.routing.LatencyClass;
 import io.kvroute.router.routing.Placement;
@@ -59,8 +60,6 @@ import java.util.TreeMap;
  */
 public final class SimulationRun {
     private static final int NOT_YET = -1;
-    /** The score component holding a policy's TTFT estimate for a candidate (kvroute's). */
-    private static final String TTFT_ESTIMATE = "ttft_ms";
 
     private final String policy;
     private final List<TraceRequest> trace;
@@ -374,7 +373,7 @@ public final class SimulationRun {
     private static double estimatedTtftMs(Placement placement) {
         for (var candidate : placement.topCandidates()) {
             if (candidate.workerId().equals(placement.workerId())) {
-                Double estimate = candidate.components().get(TTFT_ESTIMATE);
+                Double estimate = candidate.components().get(KvAwarePolicy.TTFT_COMPONENT);
                 return estimate == null ? Double.NaN : estimate;
             }
         }
