@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
 @Command(name = "chaos", mixinStandardHelpOptions = true,
         description = "Run the local stack with the router and workers as separate processes, send a seeded workload "
                 + "(with poison records if asked), kill / hang / restart parts of it at seeded random times, then audit "
-                + "the topics: exit status 2 if any request was lost, got two results, was dispatched twice, any poison "
+                + "the topics: exit status 2 if any request was lost, got two results (unless the broker split the transaction), was dispatched twice, any poison "
                 + "record is missing from the dead-letter topic, or work went to a silent region.")
 public final class ChaosCommand implements Callable<Integer> {
     @Option(names = "--requests", defaultValue = "1000", description = "Records to send, poison included (default: ${DEFAULT-VALUE}).")

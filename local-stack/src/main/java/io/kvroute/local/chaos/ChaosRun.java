@@ -107,7 +107,9 @@ public final class ChaosRun {
                 progress.println("kvroute chaos: auditing the topics...");
                 TopicAudit audit = TopicAudit.read(broker.bootstrapServers(), Serdes.forRegistryUrl(registry.url()), topics,
                         regions(options.fleet()), Duration.ofMinutes(2));
-                return ChaosReport.of(items, audit, injected, clientResults, telemetryTtlMs, (System.nanoTime() - startedNs) / 1e9)
+                List<SplitTransactions.Split> splits = SplitTransactions.read(broker.logFiles(), topics.prefix() + "-worker-");
+                return ChaosReport.of(items, audit, injected, clientResults, splits, telemetryTtlMs,
+                        (System.nanoTime() - startedNs) / 1e9)
                         .withOperatorActions(restarted, abortedTransactions);
             }
         }

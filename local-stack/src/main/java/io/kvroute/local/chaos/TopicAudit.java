@@ -34,8 +34,11 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * bug there cannot hide a lost or doubled result.
  */
 public final class TopicAudit {
-    /** A terminal event on the responses topic. */
-    public record Terminal(int attempt, ResponseStatus status) {
+    /** A terminal event on the responses topic: by whom (null if unknown) and when it was written (record timestamp). */
+    public record Terminal(int attempt, ResponseStatus status, String workerId, long writtenAtMs) {
+        public Terminal(int attempt, ResponseStatus status) {
+            this(attempt, status, null, 0L);
+        }
     }
 
     /** A DISPATCHED decision: where and when. */
@@ -71,7 +74,8 @@ public final class TopicAudit {
                 // a duplicate submission's rejection answers that submission, not the request (the response rule)
                 if (event != null && event.getTerminal() != null && !event.getDuplicate()) {
                     audit.terminals.computeIfAbsent(event.getRequestId(), id -> new ArrayList<>())
-                            .add(new Terminal(event.getAttempt(), event.getTerminal().getStatus()));
+                            .add(new Terminal(event.getAttempt(), event.getTerminal().getStatus(),
+                                    event.getTerminal().getWorkerId(), record.timestamp()));
                 }
             });
             Deserializer<DispatchedRequest> dispatched = serdes.valueSerde(DispatchedRequest.class).deserializer();

@@ -46,6 +46,11 @@ public final class LocalKafkaBroker implements AutoCloseable {
         this.controllerOnly = brokerCount == 1 ? null : new Node(CONTROLLER_ONLY_ID, controllerPort, "controller");
     }
 
+    /** Each broker's own log (their transaction coordinators write there). */
+    public List<Path> logFiles() {
+        return brokers.stream().map(node -> dir.resolve(node.name() + ".log")).toList();
+    }
+
     /** Starts every node that is not running. */
     public LocalKafkaBroker start() {
         try {

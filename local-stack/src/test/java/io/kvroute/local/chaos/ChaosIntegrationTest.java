@@ -40,7 +40,8 @@ class ChaosIntegrationTest {
         report.printTable(System.out);
         assertThat(report.faults()).containsAllEntriesOf(faults);
         assertThat(report.lost()).isZero();
-        assertThat(report.duplicatedResults()).isZero();
+        // a duplicate from a worker transaction the broker split (README, "Chaos testing") is not the client's
+        assertThat(report.duplicatedResults()).isEqualTo(report.duplicatedBySplitTransactions());
         assertThat(report.dispatchedTwice()).isZero();
         assertThat(report.poison()).isEqualTo(18);
         assertThat(report.poisonInDlq()).isEqualTo(18);

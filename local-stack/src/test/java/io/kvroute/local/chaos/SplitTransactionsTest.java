@@ -1,0 +1,37 @@
+package io.kvroute.local.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class SplitTransactionsTest {
+    /** The two lines a broker wrote in a CI run where it split a worker's transaction (Kafka 4.4). */
+    private static final String SKIPPED = "2026-11-30 17:33:38,711 INFO TransactionMarkerChannelManager [Transaction Marker "
+            + "Channel Manager 1]: Couldn't find leader endpoint for partitions Set(kvroute.responses-2, kvroute.responses-3, "
+            + "kvroute.responses-0, __consumer_offsets-1) while trying to send transaction markers for kvroute-worker-ap-south-0, "
+            + "these partitions are likely deleted already and hence can be skipped";
+    private static final String ENDED = "2026-11-30 17:33:38,724 INFO TransactionStateManager [Transaction State Manager 1]: "
+            + "TransactionalId kvroute-worker-ap-south-0 append transaction log for TxnTransitMetadata[producerId=7, "
+            + "prevProducerId=7, nextProducerId=-1, producerEpoch=41, lastProducerEpoch=-1, txnTimeoutMs=10000, "
+            + "txnState=COMPLETE_COMMIT, topicPartitions=[], txnStartTimestamp=1796060008177, txnLastUpdateTimestamp=1796060010404, "
+            + "clientTransactionVersion=TV_2] transition failed due to NOT_COORDINATOR";
+
+    @Test
+    void shouldNameTheWorkerAndStartOfATransactionWhoseMarkersTheBrokerSkipped() {
+        assertThat(SplitTransactions.parse(List.of("unrelated", SKIPPED, "more", ENDED), "kvroute-worker-"))
+                .containsExactly(new SplitTransactions.Split("ap-south-0", 1_796_060_008_177L));
+    }
+
+    @Test
+    void shouldIgnoreTransactionsThatEndedWithEveryMarkerAndThoseOfOtherProducers() {
+        String routerSkipped = SKIPPED.replace("kvroute-worker-ap-south-0", "kvroute-router-0_1");
+        String routerEnded = ENDED.replace("kvroute-worker-ap-south-0", "kvroute-router-0_1");
+
+        assertThat(SplitTransactions.parse(List.of(ENDED), "kvroute-worker-")).isEmpty();
+        assertThat(SplitTransactions.parse(List.of(routerSkipped, routerEnded), "kvroute-worker-")).isEmpty();
+        assertThat(SplitTransactions.parse(List.of(SKIPPED, ENDED), "other-worker-")).isEmpty();
+        assertThat(SplitTransactions.read(List.of(Path.of("no-such-broker.log")), "kvroute-worker-")).isEmpty();
+    }
+}
