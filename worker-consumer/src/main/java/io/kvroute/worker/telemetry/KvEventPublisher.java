@@ -11,7 +11,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes the prefix blocks the engine's cache stored and evicted since the previous event, as
+ * Publishes the prefix blocks the engine's cache stored and evicted since the previous event, and
+ * the held blocks that moved between GPU and host memory, as
  * one {@link KvCacheEvent} keyed by worker id with a per-worker sequence (a gap tells a reader it
  * missed events). Nothing is sent when nothing changed. Called from one thread.
  */
@@ -50,6 +51,8 @@ public final class KvEventPublisher {
                 .setSequence(sequence++)
                 .setStoredBlockHashes(changes.stored())
                 .setEvictedBlockHashes(changes.evicted())
+                .setOffloadedBlockHashes(changes.offloaded())
+                .setReloadedBlockHashes(changes.reloaded())
                 .setAllCleared(false)
                 .setObservedAtMs(clock.getAsLong())
                 .build();

@@ -244,6 +244,40 @@ class WorkerIntegrationTest {
     }
 
     @Test
+    void shouldNameInItsKvEventsThePrefixBlocksMovedToHostMemoryAndBack() throws Exception {
+        ResponseLog<ResponseEvent> responses = log(ResponseLog.responses(bootstrap, topics.responses().name(), RESPONSE_PARTITIONS, serdes));
+        ResponseLog<KvCacheEvent> kvEvents = log(new ResponseLog<>(bootstrap, topics.kvEvents().name(), 1,
+                serdes.valueSerde(KvCacheEvent.class).deserializer()));
+        // 64 GPU pages of 16 tokens: the second prompt's 960 tokens push the first's 4 blocks (64 tokens each) out
+        WorkerApp worker = startWorker("w-tiers", 10, Map.of(WorkerConfig.SIM_KV_BLOCKS, "64", WorkerConfig.SIM_HOST_KV_BLOCKS, "256"));
+        await().atMost(Duration.ofSeconds(30)).until(() -> worker.ownedPartitions().size() == SLOTS);
+        long[] first = {500, 501, 502, 503};
+        long[] second = new long[15];
+        for (int i = 0; i < second.length; i++) {
+            second[i] = 600 + i;
+        }
+
+        send(dispatched("first", 0, 256, 1, first));
+        await().atMost(Duration.ofSeconds(20)).until(() -> ResponseLog.terminalsByRequest(responses.poll()).containsKey("first"));
+        send(dispatched("second", 0, 960, 1, second));
+        await().atMost(Duration.ofSeconds(20)).until(() -> !tierMoves(kvEvents, KvCacheEvent::getOffloadedBlockHashes).isEmpty());
+        Set<Long> offloaded = tierMoves(kvEvents, KvCacheEvent::getOffloadedBlockHashes);
+        assertThat(offloaded).as("the first prompt's blocks pushed out of GPU memory").isSubsetOf(500L, 501L, 502L, 503L);
+        assertThat(tierMoves(kvEvents, KvCacheEvent::getEvictedBlockHashes)).as("in host memory, still held").isEmpty();
+
+        send(dispatched("again", 0, 300, 1, new long[] {500, 501, 502, 503, 999}));
+        await().atMost(Duration.ofSeconds(20)).until(() -> ResponseLog.terminalsByRequest(responses.poll()).containsKey("again"));
+        ResponseEvent again = ResponseLog.terminalsByRequest(responses.poll()).get("again").get(0);
+        assertThat(again.getTerminal().getUsage().getCachedTokens()).as("loaded from host memory, not recomputed").isEqualTo(256);
+        await().atMost(Duration.ofSeconds(20)).until(() -> tierMoves(kvEvents, KvCacheEvent::getReloadedBlockHashes).equals(offloaded));
+    }
+
+    private static Set<Long> tierMoves(ResponseLog<KvCacheEvent> kvEvents, java.util.function.Function<KvCacheEvent, List<Long>> moves) {
+        return kvEvents.poll().stream().filter(e -> e.getWorkerId().equals("w-tiers"))
+                .flatMap(e -> moves.apply(e).stream()).collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    @Test
     void shouldAnswerARequestPastItsDeadlineExpiredWithoutRunningIt() throws Exception {
         ResponseLog<ResponseEvent> responses = log(ResponseLog.responses(bootstrap, topics.responses().name(), RESPONSE_PARTITIONS, serdes));
         WorkerApp worker = startWorker("w-deadline", 10);

@@ -15,7 +15,9 @@ import java.util.Map;
  * of non-zero capacity an evicted block is offloaded there rather than lost (the copy is not
  * charged: vLLM and LMCache overlap the device-to-host copy with compute). A hash is <em>held</em>
  * while it is in either tier; stored and evicted hashes, netted per hash, report changes of
- * held-ness for KV events, so a block moving between tiers emits nothing. Not thread-safe.
+ * held-ness for KV events, and offloaded and reloaded hashes the moves of held blocks between GPU
+ * and host memory (vLLM's and SGLang's KV events name each block's medium for the same reason).
+ * Not thread-safe.
  */
 public final class PrefixCache {
 
@@ -48,8 +50,11 @@ public final class PrefixCache {
     private final Map<Long, Entry> entries = new HashMap<>();
     private final LinkedHashMap<Long, Entry> evictable = new LinkedHashMap<>();
     private int evictablePages;
-    /** hash → whether it was held when the current change window began. */
-    private final LinkedHashMap<Long, Boolean> changedSinceDrain = new LinkedHashMap<>();
+    private static final byte NOT_HELD = 0;
+    private static final byte ON_GPU = 1;
+    private static final byte HOST_ONLY = 2;
+    /** hash → where it was held ({@link #NOT_HELD}, {@link #ON_GPU}, {@link #HOST_ONLY}) when the current change window began. */
+    private final LinkedHashMap<Long, Byte> changedSinceDrain = new LinkedHashMap<>();
 
     /** A GPU-only cache: evicted blocks are lost. */
     public PrefixCache(KvBlockPool pool) {
@@ -168,7 +173,11 @@ public final class PrefixCache {
     }
 
     private void noteChange(long hash) {
-        changedSinceDrain.putIfAbsent(hash, holds(hash));
+        changedSinceDrain.putIfAbsent(hash, tier(hash));
+    }
+
+    private byte tier(long hash) {
+        return entries.containsKey(hash) ? ON_GPU : host.contains(hash) ? HOST_ONLY : NOT_HELD;
     }
 
     /** Blocks cached on the GPU. */
@@ -214,8 +223,9 @@ public final class PrefixCache {
     }
 
     /**
-     * Hashes that became held and that stopped being held (left both tiers) since the previous drain;
-     * a hash stored then evicted again is in neither.
+     * Hashes that became held and that stopped being held (left both tiers) since the previous drain,
+     * and held hashes now only in host memory (offloaded, including stored ones that went there
+     * before this drain) or back on the GPU (reloaded); a hash stored then evicted again is in none.
      */
     public KvChanges drainChanges() {
         if (changedSinceDrain.isEmpty()) {
@@ -223,15 +233,27 @@ public final class PrefixCache {
         }
         List<Long> stored = new ArrayList<>();
         List<Long> evicted = new ArrayList<>();
-        changedSinceDrain.forEach((hash, wasCached) -> {
-            boolean held = holds(hash);
-            if (held && !wasCached) {
-                stored.add(hash);
-            } else if (!held && wasCached) {
+        List<Long> offloaded = new ArrayList<>();
+        List<Long> reloaded = new ArrayList<>();
+        changedSinceDrain.forEach((hash, was) -> {
+            byte now = tier(hash);
+            if (now == was) {
+                return;
+            }
+            if (now == NOT_HELD) {
                 evicted.add(hash);
+                return;
+            }
+            if (was == NOT_HELD) {
+                stored.add(hash);
+            }
+            if (now == HOST_ONLY) {
+                offloaded.add(hash);
+            } else if (was == HOST_ONLY) {
+                reloaded.add(hash);
             }
         });
         changedSinceDrain.clear();
-        return new KvChanges(stored, evicted);
+        return new KvChanges(stored, evicted, offloaded, reloaded);
     }
 }

@@ -59,6 +59,11 @@ class HostTierEngineTest {
         assertThat(core.prefixCache().hostTier().contains(1)).as("offloaded to the host").isTrue();
         KvChanges afterOffload = core.drainKvChanges();
         assertThat(afterOffload.evicted()).as("a block in the host tier is still held").isEmpty();
+        List<Long> hostOnly = LongStream.rangeClosed(1, 8).filter(h -> !core.prefixCache().contains(h)).boxed().toList();
+        assertThat(hostOnly).contains(1L);
+        assertThat(afterOffload.offloaded()).as("a's blocks that left the GPU, named as host-only")
+                .containsExactlyInAnyOrderElementsOf(hostOnly);
+        assertThat(afterOffload.reloaded()).isEmpty();
 
         core.add(request("c", 612, 1, hashes(1, 9), clock[0]));
         List<StepResult> steps = runToIdle(core, clock);
@@ -76,7 +81,10 @@ class HostTierEngineTest {
         assertThat(c.usage().hostCachedTokens()).isEqualTo(512);
         assertThat(core.prefixCache().contains(1)).as("loaded back into the GPU cache").isTrue();
         assertThat(core.prefixCache().hostTier().contains(1)).as("the host keeps its copy").isTrue();
-        assertThat(core.drainKvChanges().evicted()).isEmpty();
+        KvChanges afterLoad = core.drainKvChanges();
+        assertThat(afterLoad.evicted()).isEmpty();
+        assertThat(afterLoad.reloaded()).as("loaded back: on the GPU again").containsExactlyInAnyOrderElementsOf(hostOnly);
+        assertThat(afterLoad.offloaded()).doesNotContainAnyElementsOf(hostOnly);
         assertThat(core.stats().prefixCacheHitRate()).isCloseTo(512.0 / (512 + 1024 + 612), within(1e-9));
         assertThat(core.stats().hostPrefixHitRate()).isCloseTo(512.0 / (512 + 1024 + 612), within(1e-9));
 
@@ -156,6 +164,9 @@ class HostTierEngineTest {
         EngineCore core = new EngineCore(COST, new EngineLimits(192, 24, 1024, hostPages));
         Random random = new Random(42);
         Map<Long, Boolean> heldByEvents = new HashMap<>();
+        Set<Long> hostOnlyByEvents = new HashSet<>();
+        int offloads = 0;
+        int reloads = 0;
         Set<Long> allHashes = new HashSet<>();
         Map<String, Integer> expectedTokens = new HashMap<>();
         Map<String, Integer> tokens = new HashMap<>();
@@ -195,6 +206,9 @@ class HostTierEngineTest {
             KvChanges changes = core.drainKvChanges();
             changes.stored().forEach(h -> assertThat(heldByEvents.put(h, true)).as("stored twice: " + h).isNotEqualTo(true));
             changes.evicted().forEach(h -> assertThat(heldByEvents.put(h, false)).as("evicted unheld: " + h).isTrue());
+            applyTiers(changes, hostOnlyByEvents);
+            offloads += changes.offloaded().size();
+            reloads += changes.reloaded().size();
         }
         while (core.hasWork()) {
             StepResult step = core.step(now);
@@ -205,13 +219,18 @@ class HostTierEngineTest {
         KvChanges last = core.drainKvChanges();
         last.stored().forEach(h -> heldByEvents.put(h, true));
         last.evicted().forEach(h -> heldByEvents.put(h, false));
+        applyTiers(last, hostOnlyByEvents);
 
         assertThat(preempted).as("the workload must preempt").isPositive();
         assertThat(loaded).as("the workload must load from the host tier").isPositive();
         assertThat(aborted).isNotEmpty();
         for (long h : allHashes) {
             assertThat(heldByEvents.getOrDefault(h, false)).as("events agree on " + h).isEqualTo(core.prefixCache().holds(h));
+            assertThat(hostOnlyByEvents.contains(h)).as("events agree on the tier of " + h)
+                    .isEqualTo(core.prefixCache().holds(h) && !core.prefixCache().contains(h));
         }
+        assertThat(offloads).as("blocks must move to the host").isPositive();
+        assertThat(reloads).as("and back").isPositive();
         expectedTokens.forEach((key, n) -> {
             if (!aborted.contains(key)) {
                 assertThat(tokens.get(key)).as(key).isEqualTo(n);
@@ -219,5 +238,12 @@ class HostTierEngineTest {
         });
         assertThat(core.kvPool().referencedBlocks()).isZero();
         assertThat(core.kvPool().freeBlocks() + core.prefixCache().evictablePages()).isEqualTo(192);
+    }
+
+    /** What a reader of the events knows of which blocks are in host memory only. */
+    private static void applyTiers(KvChanges changes, Set<Long> hostOnly) {
+        changes.evicted().forEach(hostOnly::remove);
+        changes.reloaded().forEach(h -> assertThat(hostOnly.remove(h)).as("reloaded but not host-only: " + h).isTrue());
+        changes.offloaded().forEach(h -> assertThat(hostOnly.add(h)).as("offloaded twice: " + h).isTrue());
     }
 }
