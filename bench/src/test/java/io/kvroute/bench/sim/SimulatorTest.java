@@ -66,6 +66,36 @@ class SimulatorTest {
     }
 
     @Test
+    void shouldEstimateTheCopyBackOfAPrefixTheGpuMovedToHostMemory() {
+        long[] prefix = new long[16];
+        long[] filler = new long[24];
+        long[] again = new long[17];
+        for (int i = 0; i < filler.length; i++) {
+            filler[i] = 100 + i;
+        }
+        for (int i = 0; i < again.length; i++) {
+            again[i] = i < prefix.length ? (prefix[i] = 1 + i) : 999;
+        }
+        // 1,000 GPU pages of 16 tokens: the 12k-token filler pushes the 8k-token prefix into host memory
+        List<TraceRequest> trace = List.of(new TraceRequest(1_000, 8_192, 4, prefix, 512, "t"),
+                new TraceRequest(5_000, 12_288, 4, filler, 512, "t"),
+                new TraceRequest(9_000, 8_400, 4, again, 512, "t"));
+        Conditions known = Conditions.NONE.withRegions(new RegionCatalog(List.of(new RegionProfile("a", 5, 0.0, false)),
+                RegionCatalog.DEFAULT_INTERACTIVE_TTFT_TARGET_MS, RegionCatalog.DEFAULT_BATCH_TTFT_TARGET_MS));
+        SimConfig small = SimConfig.defaults().withFleet(FleetSpec.parse("a=1@5"))
+                .withEngine(EngineProfile.LLAMA_8B_H100.withKvBlocks(1_000));
+
+        Simulator.Outcome outcome = Simulator.run("kvroute", trace, small, known, SimulationObserver.NONE);
+
+        assertThat(outcome.result().completed()).isEqualTo(3);
+        assertThat(outcome.result().prefixHitRate()).as("the third request found its prefix").isPositive();
+        EstimateError error = outcome.result().ttftEstimateError();
+        // the copy back is 8,192 tokens x 5.2 us = 43 ms: an estimate without it is that far off for the third request
+        assertThat(error.decisions()).isEqualTo(3);
+        assertThat(error.meanAbsMs() * 3).as("summed over the three requests").isLessThan(15.0);
+    }
+
+    @Test
     void shouldChangeRandomisedChoicesWithTheSeed() {
         PolicyResult a = Simulator.run("power-of-two", TRACE, config.withSeed(1));
         PolicyResult b = Simulator.run("power-of-two", TRACE, config.withSeed(2));

@@ -16,6 +16,8 @@ import java.util.Optional;
  *                  worker's reported queue replayed forward and the router's own recent placements there, drained
  *                  at one ms per ms; with nothing ahead, half a step (it waits for the step in progress)
  * prefill_ms     = prefill time of this request's tokens NOT cached on that worker, attending to the cached ones
+ * host_load_ms   = time to copy the cached blocks the worker holds only in host memory back to the GPU (its KV
+ *                  events name them), which the engine does before the prefill
  * decode_ms      = steps of its prefill * the decode work each of those steps carries
  *                  (decoding sequences and the context they attend to)
  * batch_ms       = requests beyond the batch limit * per-request slot wait
@@ -23,8 +25,8 @@ import java.util.Optional;
  * network_ms     = the region's round trip: {@link RegionCatalog#delayMs} when the catalog lists the region,
  *                  else learnt from how old its freshest telemetry is on arrival ({@link TransitDelays})
  * ttft_ms        = sum of the above: the estimate
- * congestion_ms  = queue_ms once more + arrival rate there * work^2 (work = prefill_ms + decode_ms, at most one
- *                  full engine step): joining a queue costs the requests behind it about as much as it costs this
+ * congestion_ms  = queue_ms once more + arrival rate there * work^2 (work = prefill_ms + host_load_ms + decode_ms, at
+ *                  most one full engine step): joining a queue costs the requests behind it about as much as it costs this
  *                  one, and the requests arriving while its work runs each wait for it
  * replication_ms = half the prefill time of the prefix tokens another candidate holds and this one does not
  *                  (the copy's cache space evicts someone else's prefix)
@@ -77,8 +79,8 @@ public final class KvAwarePolicy implements RoutingPolicy {
     /** The component holding a candidate's estimated time to first token (the bench compares it with what happened). */
     public static final String TTFT_COMPONENT = "ttft_ms";
     /** The score's components as decision records show them, in this order. */
-    private static final String[] COMPONENTS = {TTFT_COMPONENT, "queue_ms", "prefill_ms", "decode_ms", "batch_ms", "network_ms",
-        "congestion_ms", "replication_ms", "future_gain_ms", "arrivals_per_s", "kv", "kv_penalty_ms", "prefix_blocks",
+    private static final String[] COMPONENTS = {TTFT_COMPONENT, "queue_ms", "prefill_ms", "host_load_ms", "decode_ms", "batch_ms",
+        "network_ms", "congestion_ms", "replication_ms", "future_gain_ms", "arrivals_per_s", "kv", "kv_penalty_ms", "prefix_blocks",
         "pending_requests"};
 
     private final RouterState state;
@@ -238,6 +240,9 @@ public final class KvAwarePolicy implements RoutingPolicy {
             queueMs = model.stepMs(decodePerStep) / 2.0;
         }
         double prefillMs = model.prefillMs(uncached, cached);
+        int hostOnly = state.hostOnlyBlocks(worker, request, matched);
+        // cached tokens of the host-only blocks, counted as the matched prefix's last ones (what a GPU evicts first)
+        double hostLoadMs = hostOnly == 0 ? 0.0 : model.hostLoadMs(cached - request.cachedTokens(matched - hostOnly));
         double decodeMs = model.steps(uncached) * decodePerStep;
         long ahead = (long) worker.running() + worker.waiting() + pending.requests();
         double batchMs = Math.max(0, ahead + 1 - worker.maxRunning()) * SLOT_WAIT_MS;
@@ -247,12 +252,12 @@ public final class KvAwarePolicy implements RoutingPolicy {
         double networkMs = 2.0 * delay;
         // A prefill longer than one engine step holds up later arrivals for all of it, but charging
         // that in full would push the longest prompts (the tail) away from where they are fastest.
-        double blockingMs = Math.min(prefillMs + decodeMs, model.fullStepMs());
+        double blockingMs = Math.min(prefillMs + hostLoadMs + decodeMs, model.fullStepMs());
         double arrivalsPerMs = history.arrivalsPerMs(nowMs);
         double congestionMs = queueMs + arrivalsPerMs * blockingMs * blockingMs;
         int duplicated = request.cachedTokens(bestMatch) - cached;
         double replicationMs = duplicated > 0 ? DUPLICATION_WEIGHT * model.prefillMs(duplicated, 0) : 0.0;
-        return new Estimate(worker, matched, pending.requests(), delay, queueMs, prefillMs, decodeMs, batchMs, kvAfter,
+        return new Estimate(worker, matched, pending.requests(), delay, queueMs, prefillMs, hostLoadMs, decodeMs, batchMs, kvAfter,
                 kvPenaltyMs, networkMs, congestionMs, replicationMs, arrivalsPerMs, decodePerStep, 0.0);
     }
 
@@ -267,14 +272,15 @@ public final class KvAwarePolicy implements RoutingPolicy {
     }
 
     /**
-     * Share of the worker's KV cache not holding any prefix, from its KV events (0 unless the index
-     * holds its whole cache: {@link KvEventIndex#complete}).
+     * Share of the worker's GPU KV cache not holding any prefix, from its KV events (0 unless the
+     * index holds its whole cache: {@link KvEventIndex#complete}); blocks it reported offloaded to
+     * host memory take no GPU pages.
      * A copy into a full cache evicts another prefix, whose next requests lose about what the
      * copied prefix's gain: only a copy into free space gains outright.
      */
     private double freeCacheShare(WorkerSnapshot worker, RouteRequest request) {
         double capacity = (double) worker.kvBlocksTotal() * worker.kvBlockTokens();
-        int blocks = capacity <= 0 ? -1 : state.kvEventIndex().blockCountIfComplete(worker.workerId());
+        int blocks = capacity <= 0 ? -1 : state.kvEventIndex().gpuBlockCountIfComplete(worker.workerId());
         if (blocks < 0) {
             return 0.0;
         }
@@ -307,15 +313,18 @@ public final class KvAwarePolicy implements RoutingPolicy {
 
     /** One candidate's estimated TTFT and score, by component. */
     record Estimate(WorkerSnapshot worker, int matched, int pendingRequests, long delayMs, double queueMs, double prefillMs,
-                    double decodeMs, double batchMs, double kvAfter, double kvPenaltyMs, double networkMs,
+                    double hostLoadMs, double decodeMs, double batchMs, double kvAfter, double kvPenaltyMs, double networkMs,
                     double congestionMs, double replicationMs, double arrivalsPerMs, double decodePerStepMs, double futureGainMs) {
 
         /** Estimated time to first token on this worker. */
         double ttftMs() {
-            return ttftWithPrefillMs(prefillMs, decodeMs);
+            return ttftWithPrefillMs(prefillMs, decodeMs) + hostLoadMs;
         }
 
-        /** The same estimate had this request's prefill (and the decode its steps carry) taken these times instead. */
+        /**
+         * The same estimate had this request's prefill (and the decode its steps carry) taken these
+         * times, and nothing to load from host memory.
+         */
         double ttftWithPrefillMs(double prefillMs, double decodeMs) {
             return queueMs + prefillMs + decodeMs + batchMs + kvPenaltyMs + networkMs;
         }
@@ -325,13 +334,13 @@ public final class KvAwarePolicy implements RoutingPolicy {
         }
 
         Estimate withFutureGain(double gainMs) {
-            return new Estimate(worker, matched, pendingRequests, delayMs, queueMs, prefillMs, decodeMs, batchMs, kvAfter, kvPenaltyMs,
-                    networkMs, congestionMs, replicationMs, arrivalsPerMs, decodePerStepMs, gainMs);
+            return new Estimate(worker, matched, pendingRequests, delayMs, queueMs, prefillMs, hostLoadMs, decodeMs, batchMs, kvAfter,
+                    kvPenaltyMs, networkMs, congestionMs, replicationMs, arrivalsPerMs, decodePerStepMs, gainMs);
         }
 
-        /** GPU time this request's prefill takes there, its steps' decode share included. */
+        /** GPU time this request's prefill takes there, its host loads and its steps' decode share included. */
         double workMs() {
-            return prefillMs + decodeMs;
+            return prefillMs + hostLoadMs + decodeMs;
         }
 
         boolean before(Estimate other) {
@@ -340,7 +349,7 @@ public final class KvAwarePolicy implements RoutingPolicy {
         }
 
         Map<String, Double> components() {
-            return new ScoreComponents(COMPONENTS, ttftMs(), queueMs, prefillMs, decodeMs, batchMs, networkMs, congestionMs,
+            return new ScoreComponents(COMPONENTS, ttftMs(), queueMs, prefillMs, hostLoadMs, decodeMs, batchMs, networkMs, congestionMs,
                     replicationMs, futureGainMs, arrivalsPerMs * 1000.0, kvAfter, kvPenaltyMs, matched, pendingRequests);
         }
     }

@@ -13,8 +13,13 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * the previous one + 1) means events were missed: the worker's view is emptied before the event is
  * applied, so the index under-reports (never claims a block the worker may have lost). Each event
  * hash costs O(1); emptying a worker that holds blocks visits the whole table (rare: restarts and
- * gaps). Memory is bounded by {@code capacity} (worker, block) pairs over all workers: a stored
- * hash beyond it is dropped and counted in {@link #droppedStores()}.
+ * gaps). Memory is bounded by {@code capacity} entries over all workers, an entry being a (worker,
+ * block) pair or a pair's host-memory mark: a stored hash or a mark beyond it is dropped and counted
+ * in {@link #droppedStores()}.
+ *
+ * <p>A held block is in GPU memory unless the worker reported it offloaded to host memory (and not
+ * reloaded since); such blocks are marked in a second inverted index, so a decision can charge the
+ * copy back to the GPU ({@link #hostOnlyBlocks}). A worker that does not report tiers has no marks.
  *
  * <p>Stored as one {@link BlockHolders} inverted index (block → workers), so a decision finds the
  * workers holding a request's leading blocks without visiting the others ({@link #prepare}).
@@ -39,6 +44,8 @@ public final class KvEventIndex {
     private final int capacity;
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
     private final BlockHolders holders = new BlockHolders();
+    /** The held pairs whose block is only in the worker's host memory: a subset of {@link #holders}. */
+    private final BlockHolders hostOnly = new BlockHolders();
     private final ConcurrentHashMap<String, WorkerState> byWorker = new ConcurrentHashMap<>();
     private final ThreadLocal<PrefixLookup> lookups = new ThreadLocal<>();
     private final AtomicLong size = new AtomicLong();
@@ -84,6 +91,7 @@ public final class KvEventIndex {
             if (holders.remove(hash, worker)) {
                 blocks.count--;
                 size.decrementAndGet();
+                unmarkHostOnly(hash, blocks);
             }
         }
         for (long hash : event.storedBlockHashes()) {
@@ -97,9 +105,31 @@ public final class KvEventIndex {
                 size.incrementAndGet();
             }
         }
+        for (long hash : event.offloadedBlockHashes()) {
+            if (!holders.contains(hash, worker) || hostOnly.contains(hash, worker)) {
+                continue;
+            }
+            if (size.get() >= capacity) {
+                // unmarked, the block reads as in GPU memory: the estimate misses its copy, as before tiers were reported
+                droppedStores.incrementAndGet();
+            } else if (hostOnly.add(hash, worker)) {
+                blocks.hostOnlyCount++;
+                size.incrementAndGet();
+            }
+        }
+        for (long hash : event.reloadedBlockHashes()) {
+            unmarkHostOnly(hash, blocks);
+        }
         blocks.lastSequence = event.sequence();
         version++;
         return outcome;
+    }
+
+    private void unmarkHostOnly(long hash, WorkerState blocks) {
+        if (blocks.hostOnlyCount > 0 && hostOnly.remove(hash, blocks.id)) {
+            blocks.hostOnlyCount--;
+            size.decrementAndGet();
+        }
     }
 
     /** Forgets a worker (it left the fleet). */
@@ -138,6 +168,30 @@ public final class KvEventIndex {
         }
     }
 
+    /**
+     * How many of {@code hashes[0..matched)} the worker reported holding only in host memory: the
+     * blocks it must copy back to the GPU before this prompt's prefill can start.
+     */
+    public int hostOnlyBlocks(String workerId, long[] hashes, int matched) {
+        WorkerState blocks = byWorker.get(workerId);
+        if (blocks == null || blocks.hostOnlyCount == 0) {
+            return 0;
+        }
+        lock.readLock().lock();
+        try {
+            int n = 0;
+            int limit = Math.min(matched, hashes.length);
+            for (int i = 0; i < limit; i++) {
+                if (hostOnly.contains(hashes[i], blocks.id)) {
+                    n++;
+                }
+            }
+            return n;
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
     public boolean holds(String workerId, long hash) {
         int worker = WorkerIds.find(workerId);
         if (worker < 0) {
@@ -167,10 +221,13 @@ public final class KvEventIndex {
         return blocks != null && blocks.complete;
     }
 
-    /** {@link #blockCount} when the index holds the worker's whole cache ({@link #complete}), else -1: one look-up for both. */
-    public int blockCountIfComplete(String workerId) {
+    /**
+     * Blocks the worker holds in GPU memory (held and not offloaded to host memory) when the index
+     * holds its whole cache ({@link #complete}), else -1: one look-up for both.
+     */
+    public int gpuBlockCountIfComplete(String workerId) {
         WorkerState blocks = byWorker.get(workerId);
-        return blocks != null && blocks.complete ? blocks.count : -1;
+        return blocks != null && blocks.complete ? blocks.count - blocks.hostOnlyCount : -1;
     }
 
     /** Whether any event of this worker was applied (and it was not removed since). */
@@ -178,7 +235,7 @@ public final class KvEventIndex {
         return byWorker.containsKey(workerId);
     }
 
-    /** (worker, block) pairs held, all workers together. */
+    /** Entries, all workers together: (worker, block) pairs held, and host-memory marks of such pairs. */
     public long size() {
         return size.get();
     }
@@ -187,7 +244,7 @@ public final class KvEventIndex {
         return capacity;
     }
 
-    /** Stored hashes not indexed because the index was full. */
+    /** Stored hashes and host-memory marks not indexed because the index was full. */
     public long droppedStores() {
         return droppedStores.get();
     }
@@ -229,12 +286,17 @@ public final class KvEventIndex {
         if (old.count > 0) {
             size.addAndGet(-holders.removeWorker(old.id));
         }
+        if (old.hostOnlyCount > 0) {
+            size.addAndGet(-hostOnly.removeWorker(old.id));
+        }
     }
 
     private static final class WorkerState {
         private final int id;
         /** Written only under the write lock. */
         private volatile int count;
+        /** Of {@link #count}, the blocks only in host memory. Written only under the write lock. */
+        private volatile int hostOnlyCount;
         private long lastSequence;
         /** Every block the worker holds is indexed: its events since an empty cache, none missed or dropped. */
         private volatile boolean complete;

@@ -128,6 +128,14 @@ public final class RouterState {
     }
 
     /**
+     * Of the request's first {@code matched} blocks, those the worker reported holding only in host
+     * memory; blocks the router counts from its own placements are taken as in GPU memory.
+     */
+    public int hostOnlyBlocks(WorkerSnapshot worker, RouteRequest request, int matched) {
+        return matched <= 0 ? 0 : kvEventIndex.hostOnlyBlocks(worker.workerId(), request.hashes(), matched);
+    }
+
+    /**
      * How long the router's claim that a worker holds a placed request's blocks is trusted over
      * what the worker reports: the ledger's max age (how long telemetry may lag a placement) plus
      * the prefill of its {@code uncachedTokens} at the assumed prefill rate (the blocks are stored,

@@ -5,11 +5,14 @@ package io.kvroute.router.routing;
  * (ENGINE_MODEL.md): {@code a} ms per prefilled token, {@code k} ms per token pair of attention
  * (a prompt's new tokens attend to its cached ones and to each other), {@code t0} ms per step of
  * at most {@code stepTokens} tokens, and decode work carried by every step ({@code b} per decoding
- * sequence, {@code v} per token of their context). Defaults: Llama-3.1-8B on one H100.
+ * sequence, {@code v} per token of their context), and {@code h} ms per cached token loaded back
+ * from host memory. Defaults: Llama-3.1-8B on one H100.
  */
 public record TtftModel(double t0Ms, double aMsPerToken, double kMsPerTokenPair, double bMsPerSequence,
-                        double vMsPerContextToken, int stepTokens) {
-    public static final TtftModel LLAMA_8B_H100 = new TtftModel(6.5, 0.020, 1.3e-6, 0.0044, 7.6e-5, 8_192);
+                        double vMsPerContextToken, int stepTokens, double hMsPerHostToken) {
+    /** h: 128 KiB of KV per token over PCIe 5.0 x16 at an effective 25 GB/s, as the simulated engine copies it. */
+    public static final TtftModel LLAMA_8B_H100 = new TtftModel(6.5, 0.020, 1.3e-6, 0.0044, 7.6e-5, 8_192,
+            128 * 1024 * 1000.0 / 25e9);
 
     /** Prefill time of {@code newTokens} with {@code cachedTokens} already in KV, alone on the GPU. */
     public double prefillMs(long newTokens, long cachedTokens) {
@@ -17,6 +20,11 @@ public record TtftModel(double t0Ms, double aMsPerToken, double kMsPerTokenPair,
             return t0Ms;
         }
         return steps(newTokens) * t0Ms + aMsPerToken * newTokens + kMsPerTokenPair * newTokens * (cachedTokens + newTokens / 2.0);
+    }
+
+    /** Time to copy {@code tokens} cached tokens' KV from host memory back to the GPU before the prefill. */
+    public double hostLoadMs(long tokens) {
+        return hMsPerHostToken * tokens;
     }
 
     /** Prefill time of a queue of {@code tokens} whose prompts average {@code averagePrompt} tokens. */

@@ -105,6 +105,26 @@ class KvAwarePolicyTest {
     }
 
     @Test
+    void shouldChargeCopyingBackFromHostMemoryThePrefixBlocksAWorkerOffloaded() {
+        List<WorkerSnapshot> fleet = List.of(worker("w-a").build(), worker("w-b").build());
+        long[] shared = blocks(40, 8);
+        router.state().kvEventIndex().apply(KvEvent.stored("w-a", 0, shared));
+        router.state().kvEventIndex().apply(KvEvent.stored("w-b", 0, shared));
+        // w-a moved the prefix's last 30 blocks (30 x 64 tokens) to host memory
+        router.state().kvEventIndex().apply(KvEvent.offloaded("w-a", 1, java.util.Arrays.copyOfRange(shared, 10, 40)));
+
+        Placement placement = router.route(request("r1", 2_600, shared), fleet, NOW).placement().orElseThrow();
+
+        assertThat(placement.workerId()).as("the GPU holding it in GPU memory starts sooner").isEqualTo("w-b");
+        double loadMs = TtftModel.LLAMA_8B_H100.hostLoadMs(30 * 64);
+        assertThat(loadMs).isCloseTo(30 * 64 * 131_072 * 1000.0 / 25e9, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(component(placement, "w-a", "host_load_ms")).isCloseTo(loadMs, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(component(placement, "w-b", "host_load_ms")).isZero();
+        assertThat(component(placement, "w-a", "ttft_ms") - component(placement, "w-b", "ttft_ms"))
+                .as("the same estimate but for the copy").isCloseTo(loadMs, org.assertj.core.data.Offset.offset(1e-6));
+    }
+
+    @Test
     void shouldTakeTheLargerOfTheReportedAndTheRoutedMatch() {
         long[] shared = blocks(40, 12);
         WorkerSnapshot a = worker("w-a").build();

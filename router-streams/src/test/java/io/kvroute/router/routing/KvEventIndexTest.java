@@ -103,6 +103,47 @@ class KvEventIndexTest {
     }
 
     @Test
+    void shouldMarkBlocksAWorkerOffloadedToHostMemoryUntilReloadedOrEvicted() {
+        index.apply(KvEvent.stored("w-a", 0, 1, 2, 3, 4));
+        index.apply(KvEvent.stored("w-b", 0, 1, 2));
+        assertThat(index.gpuBlockCountIfComplete("w-a")).isEqualTo(4);
+
+        index.apply(KvEvent.offloaded("w-a", 1, 3, 4, 99));
+
+        assertThat(index.hostOnlyBlocks("w-a", new long[] {1, 2, 3, 4}, 4)).isEqualTo(2);
+        assertThat(index.hostOnlyBlocks("w-a", new long[] {1, 2, 3, 4}, 3)).as("only the matched part counts").isEqualTo(1);
+        assertThat(index.hostOnlyBlocks("w-b", new long[] {1, 2}, 2)).isZero();
+        assertThat(index.longestMatch("w-a", new long[] {1, 2, 3, 4})).as("still held").isEqualTo(4);
+        assertThat(index.gpuBlockCountIfComplete("w-a")).isEqualTo(2);
+        assertThat(index.size()).as("a mark of a block it does not hold (99) is ignored").isEqualTo(6 + 2);
+
+        index.apply(KvEvent.reloaded("w-a", 2, 3));
+        index.apply(KvEvent.evicted("w-a", 3, 4));
+
+        assertThat(index.hostOnlyBlocks("w-a", new long[] {1, 2, 3, 4}, 4)).isZero();
+        assertThat(index.gpuBlockCountIfComplete("w-a")).isEqualTo(3);
+        assertThat(index.size()).isEqualTo(5);
+
+        index.apply(new KvEvent("w-a", 4, new long[] {7}, null, new long[] {7}, null, false));
+        assertThat(index.hostOnlyBlocks("w-a", new long[] {7}, 1)).as("stored straight into host memory").isEqualTo(1);
+        index.apply(KvEvent.stored("w-a", 9, 8));
+        assertThat(index.hostOnlyBlocks("w-a", new long[] {7}, 1)).as("a gap forgets the marks with the blocks").isZero();
+        assertThat(index.size()).isEqualTo(3);
+    }
+
+    @Test
+    void shouldCountHostMarksAgainstTheCapacity() {
+        KvEventIndex small = new KvEventIndex(3);
+        small.apply(KvEvent.stored("w-a", 0, 1, 2));
+        small.apply(KvEvent.offloaded("w-a", 1, 1, 2));
+
+        assertThat(small.size()).isEqualTo(3);
+        assertThat(small.droppedStores()).isEqualTo(1);
+        assertThat(small.hostOnlyBlocks("w-a", new long[] {1, 2}, 2)).isEqualTo(1);
+        assertThat(small.complete("w-a")).as("every held block is indexed; only a tier is unknown").isTrue();
+    }
+
+    @Test
     void shouldForgetARemovedWorker() {
         index.apply(KvEvent.stored("w-a", 0, 1, 2));
         index.removeWorker("w-a");

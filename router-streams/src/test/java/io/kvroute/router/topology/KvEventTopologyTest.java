@@ -127,6 +127,25 @@ class KvEventTopologyTest {
     }
 
     @Test
+    void shouldChargeThePrefixAWorkerReportedInHostMemoryOnlyTheCopyBack() {
+        start("kvroute");
+        kvEvents.pipeInput("east-a", Records.kvEvent("east-a", "us-east", 0, PREFIX, T0).build());
+        kvEvents.pipeInput("east-b", Records.kvEvent("east-b", "us-east", 0, PREFIX, T0).build());
+        // equal but for east-a's tier: the tie would go to east-a
+        kvEvents.pipeInput("east-a", Records.kvEvent("east-a", "us-east", 1, List.of(), T0).setOffloadedBlockHashes(PREFIX).build());
+
+        DispatchedRequest dispatched = route("tiers");
+
+        assertThat(dispatched.getWorkerId()).isEqualTo("east-b");
+        assertThat(dispatched.getMatchedPrefixBlocks()).isEqualTo(3);
+        RoutingDecision decision = decisions.readValue();
+        Map<String, Double> hostLoadByWorker = new HashMap<>();
+        decision.getTopCandidates().forEach(c -> hostLoadByWorker.put(c.getWorkerId(), c.getComponents().get("host_load_ms")));
+        assertThat(hostLoadByWorker.get("east-a")).isPositive();
+        assertThat(hostLoadByWorker.get("east-b")).isZero();
+    }
+
+    @Test
     void shouldSkipGarbageKvEventsAndKeepApplyingTheNextOnes() {
         start("dynamo-kv");
         rawKvEvents.pipeInput("east-b", "not avro".getBytes(StandardCharsets.UTF_8));

@@ -115,7 +115,8 @@ final class SimulatedGpu {
         }
         boolean cleared = clearOnNextEvent;
         clearOnNextEvent = false;
-        return new KvEvent(workerId, kvSequence++, toArray(changes.stored()), toArray(changes.evicted()), cleared);
+        return new KvEvent(workerId, kvSequence++, toArray(changes.stored()), toArray(changes.evicted()),
+                toArray(changes.offloaded()), toArray(changes.reloaded()), cleared);
     }
 
     private static long[] toArray(List<Long> hashes) {

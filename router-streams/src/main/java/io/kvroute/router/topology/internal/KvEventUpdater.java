@@ -94,7 +94,8 @@ public final class KvEventUpdater implements Processor<String, byte[], Void, Voi
 
     static KvEvent toKvEvent(KvCacheEvent event) {
         return new KvEvent(event.getWorkerId(), event.getSequence(), toArray(event.getStoredBlockHashes()),
-                toArray(event.getEvictedBlockHashes()), event.getAllCleared());
+                toArray(event.getEvictedBlockHashes()), toArray(event.getOffloadedBlockHashes()),
+                toArray(event.getReloadedBlockHashes()), event.getAllCleared());
     }
 
     private static long[] toArray(List<Long> hashes) {
