@@ -56,6 +56,13 @@ public class DecisionCostBenchmark {
     @Param({"" + RoutingSettings.DEFAULT_CANDIDATE_SAMPLE_SIZE})
     public int sample;
 
+    /**
+     * Share of the indexed prompts whose conversation blocks their GPU reported in host memory
+     * ({@code -p hostShare=0,0.5}); 0 is the workload measured before KV events named tiers.
+     */
+    @Param({"0"})
+    public double hostShare;
+
     private Router router;
     private FleetView fleet;
     private RouteRequest[] requests;
@@ -67,7 +74,7 @@ public class DecisionCostBenchmark {
         DecisionWorkload workload = new DecisionWorkload(workers, 42);
         RoutingSettings settings = DecisionWorkload.settings(BLOCKS).withCandidateSampleSize(sample);
         KvEventIndex kvEvents = new KvEventIndex(BLOCKS);
-        workload.fillKvEvents(kvEvents, BLOCKS);
+        workload.fillKvEvents(kvEvents, BLOCKS, hostShare);
         RouterState state = new RouterState(settings, kvEvents);
         workload.fillRouted(state.prefixIndex());
         router = new Router(Policies.create(policy, state), state);

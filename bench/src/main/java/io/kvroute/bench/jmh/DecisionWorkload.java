@@ -80,6 +80,15 @@ public final class DecisionWorkload {
 
     /** Stores prompts on their tenants' home workers until the index holds {@code blocks} pairs. */
     public void fillKvEvents(KvEventIndex index, int blocks) {
+        fillKvEvents(index, blocks, 0.0);
+    }
+
+    /**
+     * Stores prompts on their tenants' home workers until the index holds {@code blocks} entries;
+     * of a share {@code hostShare} of the prompts, the worker then reports the conversation's
+     * blocks (after the system prompt) offloaded to host memory, each a host-memory mark.
+     */
+    public void fillKvEvents(KvEventIndex index, int blocks, double hostShare) {
         long[] sequence = new long[workers];
         while (index.size() < blocks) {
             int tenant = tenant();
@@ -87,6 +96,14 @@ public final class DecisionWorkload {
             long[] prompt = prompt(tenant, random.nextInt(CONVERSATIONS));
             int room = (int) Math.min(prompt.length, blocks - index.size());
             index.apply(KvEvent.stored(workerId(worker), sequence[worker]++, Arrays.copyOf(prompt, room)));
+            // drawn only when asked, so the default workload stays the one measured before tiers
+            if (hostShare > 0 && random.nextDouble() < hostShare) {
+                int marks = (int) Math.min(room - SYSTEM_BLOCKS, blocks - index.size());
+                if (marks > 0) {
+                    index.apply(KvEvent.offloaded(workerId(worker), sequence[worker]++,
+                            Arrays.copyOfRange(prompt, SYSTEM_BLOCKS, SYSTEM_BLOCKS + marks)));
+                }
+            }
         }
     }
 
