@@ -29,6 +29,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -272,7 +273,7 @@ class WorkerIntegrationTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> tierMoves(kvEvents, KvCacheEvent::getReloadedBlockHashes).equals(offloaded));
     }
 
-    private static Set<Long> tierMoves(ResponseLog<KvCacheEvent> kvEvents, java.util.function.Function<KvCacheEvent, List<Long>> moves) {
+    private static Set<Long> tierMoves(ResponseLog<KvCacheEvent> kvEvents, Function<KvCacheEvent, List<Long>> moves) {
         return kvEvents.poll().stream().filter(e -> e.getWorkerId().equals("w-tiers"))
                 .flatMap(e -> moves.apply(e).stream()).collect(Collectors.toCollection(TreeSet::new));
     }
