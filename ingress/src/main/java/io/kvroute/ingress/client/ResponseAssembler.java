@@ -105,6 +105,10 @@ public final class ResponseAssembler {
         if (event.getCustomId() != null) {
             state.customId = event.getCustomId();
         }
+        if (event.getHandedBack() != null) {
+            // a run its server refused for a rate limit: no result; the router's next attempt writes it
+            return;
+        }
         if (event.getTerminal() != null) {
             acceptTerminal(state, event, nowMs);
         } else {

@@ -109,6 +109,25 @@ class ResponseAssemblerTest {
     }
 
     @Test
+    void shouldSkipAHandBackAndTakeTheNextAttemptsResult() {
+        assembler.accept(chunk("r1", 1, 0, "half"), 0);
+        ResponseEvent handBack = chunk("r1", 1, 1, null);
+        handBack.setHandedBack("rate limited: server rate limit (HTTP 429)");
+        assembler.accept(handBack, 0);
+        assembler.flushTerminated();
+        assertThat(completions).as("a hand-back is not a result").isEmpty();
+        assertThat(chunks).as("nor a chunk").extracting(Chunk::sequence).containsExactly(0);
+
+        assembler.accept(chunk("r1", 2, 0, "whole"), 0);
+        assembler.accept(terminal("r1", 2, 1, ResponseStatus.COMPLETED), 0);
+
+        assertThat(completions).singleElement().satisfies(c -> {
+            assertThat(c.text()).isEqualTo("whole");
+            assertThat(c.attempt()).isEqualTo(2);
+        });
+    }
+
+    @Test
     void shouldLetALaterTryOfTheSameAttemptOutrankAnEarlierOneAndIgnoreTheEarlierAfterwards() {
         assembler.accept(chunk("r1", 65_537, 0, "cut-"), 0);
         assembler.accept(chunk("r1", 65_537, 1, "off"), 0);

@@ -63,4 +63,41 @@ class OpenAiServerEndToEndTest {
                     .allSatisfy(r -> assertThat(r.body()).contains("\"stream\":true").contains("meta-llama/Llama-3.1-8B-Instruct"));
         }
     }
+
+    /**
+     * A server that answers the first completion with 429 (Retry-After 30 s): that worker hands the
+     * run back, the router places it on the other region's worker, whose call succeeds; the client
+     * sees one COMPLETED result, of the second dispatch attempt.
+     */
+    @Test
+    void shouldPlaceARunRefusedForARateLimitOnAnotherWorker() throws Exception {
+        KvrouteTopics topics = new KvrouteTopics("oai429" + System.nanoTime(), 2);
+        java.util.concurrent.atomic.AtomicInteger completionCalls = new java.util.concurrent.atomic.AtomicInteger();
+        try (ReplayServer server = ReplayServer.start((path, body) -> {
+                    if (path.endsWith("/metrics")) {
+                        return ReplayServer.page("vllm-0.11-metrics.txt");
+                    }
+                    return completionCalls.incrementAndGet() == 1
+                            ? ReplayServer.error(429, "error-429.json", Map.of("Retry-After", "30", "Content-Type", "application/json"))
+                            : ReplayServer.stream("vllm-0.9-completions-stream.txt");
+                });
+             KvrouteServices services = new KvrouteServices(TestKafka.bootstrapServers(), TestRegistry.url(), topics,
+                     FleetSpec.parse("us-east=1@0,eu-west=1@0"), "kvroute", Files.createTempDirectory("kvroute-oai429"),
+                     Map.of("worker.engine", "openai",
+                             "worker.openai.endpoint", server.uri().toString(),
+                             "worker.openai.model", "meta-llama/Llama-3.1-8B-Instruct")).start();
+             KvrouteClient client = KvrouteClient.create(ClientConfig.of(Map.of(
+                     ClientConfig.BOOTSTRAP_SERVERS, TestKafka.bootstrapServers(),
+                     ClientConfig.SCHEMA_REGISTRY_URL, TestRegistry.url(),
+                     ClientConfig.TOPIC_PREFIX, topics.prefix())))) {
+            Completion completion = client.submit(SubmitRequest.builder().customId("limited").model(KvrouteServices.MODEL)
+                    .prompt("The capital of France is").maxTokens(16).build()).get(2, TimeUnit.MINUTES);
+
+            assertThat(completion.status()).as(completion.error()).isEqualTo(ResponseStatus.COMPLETED);
+            assertThat(completion.text()).startsWith(" Paris is the capital of France");
+            assertThat(io.kvroute.schemas.topics.RunAttempt.dispatchAttemptOf(completion.attempt()))
+                    .as("placed again after the hand-back").isEqualTo(2);
+            assertThat(completionCalls.get()).isEqualTo(2);
+        }
+    }
 }

@@ -23,6 +23,7 @@ public final class RouterMetrics {
     public static final String REQUESTS_DEAD_LETTERED = PREFIX + "requests.dead.lettered";
     public static final String REQUESTS_PARKED = PREFIX + "requests.parked";
     public static final String REQUESTS_REPLACED = PREFIX + "requests.replaced";
+    public static final String REQUESTS_HANDED_BACK = PREFIX + "requests.handed.back";
     /** Dispatched requests the router answered FAILED because no result came within the dedup retention. */
     public static final String REQUESTS_FORGOTTEN = PREFIX + "requests.forgotten";
     /** Requests over their tenant's quota, tagged by tenant and action (wait or reject). */
@@ -102,6 +103,11 @@ public final class RouterMetrics {
     /** A dispatched request placed again because its region ({@code fromRegion}) went silent. */
     public void replaced(String fromRegion) {
         registry.counter(REQUESTS_REPLACED, TAG_REGION, fromRegion).increment();
+    }
+
+    /** A worker of {@code region} handed a rate-limited run back; {@code placed}: the router placed it elsewhere, else answered FAILED. */
+    public void handedBack(String region, boolean placed) {
+        registry.counter(REQUESTS_HANDED_BACK, TAG_REGION, region, "outcome", placed ? "placed" : "failed").increment();
     }
 
     /** A dispatched request whose result never came: answered FAILED, no longer tracked. */

@@ -58,7 +58,8 @@ import org.apache.kafka.streams.state.Stores;
  *               while it is parked
  * responses ──► result tracker: a terminal removes its request from {@value TopologyNames#IN_FLIGHT_STORE}, where the
  *               router keeps every dispatched, unfinished request; those of a region silent past the re-placement
- *               patience are dispatched again elsewhere (next attempt), with a marker on cancellations voiding the old one
+ *               patience are dispatched again elsewhere (next attempt), with a marker on cancellations voiding the old one;
+ *               a worker's hand-back of a rate-limited run goes to the router, which places it again elsewhere
  * kv-events ──► global processor ──► the router's in-memory KV-event index (last sequence per worker in
  *               global store {@value TopologyNames#KV_EVENTS_STORE})
  * </pre>
@@ -168,17 +169,18 @@ public final class RouterTopology {
         if (admission) {
             addAdmission(topology, config, serdes, metrics);
         }
-        topology.addProcessor(TopologyNames.ROUTER,
-                () -> new RoutingProcessor(router, telemetryTopic, telemetrySerde.deserializer(),
-                        new Parking(config.parkedRetryMs(), config.parkedMaxMs(), config.parkedMaxCount()),
-                        Replacement.of(config.replacePatienceMs(), config.dedupRetentionMs()), metrics, fleet,
-                        fairShares, admission),
-                admission ? TopologyNames.ADMITTED_SOURCE : TopologyNames.INTAKE);
+        // the result tracker comes first: it passes workers' hand-backs of rate-limited runs to the router
         topology.addSource(TopologyNames.RESPONSES_SOURCE, new StringDeserializer(), new ByteArrayDeserializer(),
                 topics.responses().name());
         topology.addProcessor(TopologyNames.RESULT_TRACKER,
                 () -> new ResultTracker(topics.responses().name(), responseSerde.deserializer(), fairShares, admission),
                 TopologyNames.RESPONSES_SOURCE);
+        topology.addProcessor(TopologyNames.ROUTER,
+                () -> new RoutingProcessor(router, telemetryTopic, telemetrySerde.deserializer(),
+                        new Parking(config.parkedRetryMs(), config.parkedMaxMs(), config.parkedMaxCount()),
+                        Replacement.of(config.replacePatienceMs(), config.dedupRetentionMs()), metrics, fleet,
+                        fairShares, admission),
+                admission ? TopologyNames.ADMITTED_SOURCE : TopologyNames.INTAKE, TopologyNames.RESULT_TRACKER);
         topology.addStateStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TopologyNames.IN_FLIGHT_STORE),
                         org.apache.kafka.common.serialization.Serdes.String(), dispatchSerde),

@@ -664,6 +664,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
             case CANCELLED -> metrics.cancelled();
             case DEAD_LETTER -> metrics.deadLetter();
             case SUPERSEDED -> metrics.superseded();
+            case HANDED_BACK -> metrics.handedBack();
             default -> throw new IllegalStateException("unknown outcome " + o.kind());
         }
     }

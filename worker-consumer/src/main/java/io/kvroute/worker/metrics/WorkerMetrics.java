@@ -42,6 +42,7 @@ public final class WorkerMetrics implements AutoCloseable {
     private final Counter expired;
     private final Counter cancelled;
     private final Counter superseded;
+    private final Counter handedBack;
     private final Counter retried;
     private final Counter deadLetters;
     private final Counter transactionsCommitted;
@@ -66,6 +67,8 @@ public final class WorkerMetrics implements AutoCloseable {
         cancelled = Counter.builder(REQUESTS).tags(tags).tag("status", "cancelled").register(registry);
         superseded = Counter.builder(REQUESTS).tags(tags).tag("status", "superseded")
                 .description("runs dropped without a result because the router placed the request again").register(registry);
+        // runs a rate-limited server refused, handed back to the router to place elsewhere
+        handedBack = Counter.builder(REQUESTS).tags(tags).tag("status", "handed_back").register(registry);
         retried = Counter.builder(PREFIX + "retries").tags(tags)
                 .description("tries retried on this worker after a transient inference-server failure").register(registry);
         deadLetters = Counter.builder(DEAD_LETTERS).tags(tags).register(registry);
@@ -121,6 +124,11 @@ public final class WorkerMetrics implements AutoCloseable {
 
     public void superseded() {
         superseded.increment();
+    }
+
+    /** A run its server refused for a rate limit, handed back to the router to place elsewhere. */
+    public void handedBack() {
+        handedBack.increment();
     }
 
     public void deadLetter() {

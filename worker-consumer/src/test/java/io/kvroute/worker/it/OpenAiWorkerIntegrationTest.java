@@ -197,9 +197,14 @@ class OpenAiWorkerIntegrationTest {
         long before = System.currentTimeMillis();
         send("limited-1", 1, "trigger-429", null);
 
-        ResponseEvent limited = terminalOf("limited-1");
-        assertThat(limited.getTerminal().getStatus()).isEqualTo(ResponseStatus.FAILED);
-        assertThat(limited.getTerminal().getError().toString()).contains("429");
+        // handed back to the router to place elsewhere: not a result
+        await().atMost(WAIT).until(() -> eventsOf("limited-1").stream().anyMatch(e -> e.getHandedBack() != null));
+        ResponseEvent limited = eventsOf("limited-1").get(0);
+        assertThat(eventsOf("limited-1")).hasSize(1);
+        assertThat(limited.getTerminal()).isNull();
+        assertThat(limited.getHandedBack().toString()).contains("429");
+        assertThat(io.kvroute.schemas.topics.RunAttempt.dispatchAttemptOf(limited.getAttempt()))
+                .as("the run's dispatch attempt, which the router's next one outranks").isEqualTo(1);
         await().atMost(WAIT).until(() -> telemetry.poll().stream()
                 .anyMatch(t -> t.getRateLimitedUntilMs() != null && t.getStatus() == WorkerStatus.DEGRADED));
         WorkerTelemetry cooling = telemetry.poll().stream().filter(t -> t.getRateLimitedUntilMs() != null).findFirst().orElseThrow();

@@ -22,6 +22,10 @@ import org.slf4j.LoggerFactory;
  * older than the one in the store (a run that was re-placed meanwhile) does not count; events
  * that do not decode are skipped (they are for readers, not for the router).
  *
+ * <p>A worker's hand-back of a run its server refused for a rate limit (an event with
+ * {@code handedBack} set, for the dispatch attempt in the store) goes to the {@link RoutingProcessor}
+ * as a {@link HandBack}, which places the request again or answers it.
+ *
  * <p>A terminal also corrects the fair queue's charge for the request by its actual usage
  * ({@link FairShares}), when the request was served from the queue by this task, and, when
  * tenants have quotas, sends the usage to the tenant's admission task ({@link QuotaSettlement}).
@@ -67,6 +71,10 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
             LOG.debug("skipped an undecodable response event for {}: {}", record.key(), e.toString());
             return;
         }
+        if (event != null && event.getHandedBack() != null) {
+            handBack(record, event);
+            return;
+        }
         if (event == null || event.getTerminal() == null || event.getDuplicate()) {
             return;
         }
@@ -83,6 +91,18 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
                         record.timestamp(), new RecordHeaders()), TopologyNames.ADMISSION_SETTLE_SINK);
             }
         }
+    }
+
+    private void handBack(Record<String, byte[]> record, ResponseEvent event) {
+        DispatchedRequest dispatched = inFlight.get(record.key());
+        int attempt = RunAttempt.dispatchAttemptOf(event.getAttempt());
+        if (dispatched == null || attempt != dispatched.getAttempt()) {
+            LOG.debug("ignored a stale hand-back of {} (attempt {})", record.key(), attempt);
+            return;
+        }
+        context.forward(new Record<Object, Object>(record.key(),
+                new HandBack(record.key(), attempt, dispatched.getWorkerId().toString(), event.getHandedBack().toString()),
+                record.timestamp(), new RecordHeaders()), TopologyNames.ROUTER);
     }
 
     /**

@@ -81,10 +81,15 @@ import org.slf4j.LoggerFactory;
  * again from new placements, and telemetry soon reflects the old ones. Router instances on
  * other machines have their own ledgers, so each sees only its own share of a burst.
  */
-public final class RoutingProcessor implements Processor<String, InferenceRequest, Object, Object> {
+public final class RoutingProcessor implements Processor<String, Object, Object, Object> {
     private static final Logger LOG = LoggerFactory.getLogger(RoutingProcessor.class);
     /** The dispatch attempt of a request answered before it was ever dispatched. */
     private static final int NOT_DISPATCHED = 0;
+    /**
+     * A request handed back this many times (its dispatch attempt, which re-placements from silent
+     * regions also raise) is answered FAILED at the next hand-back: every pool it met was limited.
+     */
+    static final int MAX_DISPATCH_ATTEMPTS_HANDED_BACK = 4;
 
     private final Router router;
     private final String policyName;
@@ -172,10 +177,15 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
                 ts -> forgetAbandoned());
     }
 
+    /** A request from intake (or admission), or a worker's {@link HandBack} from the result tracker. */
     @Override
-    public void process(Record<String, InferenceRequest> record) {
+    public void process(Record<String, Object> record) {
         long now = context.currentSystemTimeMs();
-        InferenceRequest request = record.value();
+        if (record.value() instanceof HandBack handBack) {
+            handBack(handBack, now);
+            return;
+        }
+        InferenceRequest request = (InferenceRequest) record.value();
         if (isCancelled(request)) {
             cancel(request, "cancelled before it was dispatched", NOT_DISPATCHED, now);
             return;
@@ -381,6 +391,48 @@ public final class RoutingProcessor implements Processor<String, InferenceReques
             LOG.warn("gave up on {} dispatched requests without a result {} ms after their dispatch, e.g. {}",
                     abandoned.size(), replacement.forgetAfterMs(), abandoned.get(0));
         }
+    }
+
+    /**
+     * A worker's server refused the run for a rate limit: the request goes to another worker as the
+     * next dispatch attempt (the telemetry that cools the refusing pool may not have arrived yet,
+     * so that worker is left out explicitly), or, when none can take it now or it has been placed
+     * {@value #MAX_DISPATCH_ATTEMPTS_HANDED_BACK} times, is answered FAILED with the server's reason. The
+     * run ended with the hand-back (the worker wrote it with its offset), so no marker is needed.
+     */
+    private void handBack(HandBack handBack, long now) {
+        DispatchedRequest old = inFlight.get(handBack.requestId());
+        if (old == null || old.getAttempt() != handBack.dispatchAttempt()) {
+            return;
+        }
+        InferenceRequest request = old.getRequest();
+        String id = request.getRequestId();
+        int next = old.getAttempt() + 1;
+        String why = "handed back by " + handBack.workerId() + ": " + handBack.reason();
+        if (isCancelled(request)) {
+            cancel(request, "cancelled; " + why, next, now);
+        } else if (request.getDeadlineMs() != null && request.getDeadlineMs() <= now) {
+            expire(request, "deadline " + request.getDeadlineMs() + " passed; " + why, next, now);
+        } else if (old.getAttempt() >= MAX_DISPATCH_ATTEMPTS_HANDED_BACK) {
+            failHandedBack(request, old, why + "; placed " + old.getAttempt() + " times", next, now);
+        } else {
+            FleetView others = fleet.copy();
+            others.remove(handBack.workerId());
+            String notPlaced = tryPlace(request, next, "placed again, " + why + "; ", others, now);
+            if (notPlaced == null) {
+                metrics.handedBack(old.getRegion().toString(), true);
+                LOG.info("request {} {}; placed again (attempt {})", id, why, next);
+                return;
+            }
+            failHandedBack(request, old, why + "; no other worker could take it: " + notPlaced, next, now);
+        }
+        inFlight.delete(id);
+    }
+
+    private void failHandedBack(InferenceRequest request, DispatchedRequest old, String reason, int answerAttempt, long now) {
+        metrics.handedBack(old.getRegion().toString(), false);
+        LOG.info("request {} failed: {}", request.getRequestId(), reason);
+        answer(request, ResponseStatus.FAILED, DecisionOutcome.NO_CAPACITY, reason, "failed: " + reason, answerAttempt, now);
     }
 
     /** Places one in-flight request of a silent region again; false if it has to wait where it is. */

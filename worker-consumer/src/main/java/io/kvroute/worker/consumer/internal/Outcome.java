@@ -10,14 +10,15 @@ import org.apache.kafka.common.serialization.Serializer;
 
 /**
  * The end of one dispatch record, waiting for the poll thread to commit it in a transaction: a
- * terminal response (serialized on the poll thread, so a failure there is retried with the
- * transaction) or a dead letter, and where the record came from.
+ * terminal response or a hand-back (serialized on the poll thread, so a failure there is retried
+ * with the transaction) or a dead letter, and where the record came from.
  *
  * @param source     the dispatch partition
  * @param offset     the dispatch record's offset
  * @param epoch      the assignment epoch of {@code source} when the record was read; a result of an
  *                   older epoch belongs to a revoked assignment and is dropped
- * @param terminal   the terminal response event, or null for a dead letter or a superseded run
+ * @param terminal   the response event that ends the run (a terminal, or a hand-back), or null for a dead letter
+ *                   or a superseded run
  * @param deadLetter the dead-letter record, or null for a terminal response
  * @param lastChunk  the send of the request's last token chunk, to be acknowledged before the
  *                   terminal event is written; null if there were no chunks
@@ -28,7 +29,7 @@ public record Outcome(TopicPartition source, long offset, long epoch, ResponseEv
                       ProducerRecord<byte[], byte[]> deadLetter, Future<RecordMetadata> lastChunk, Kind kind, long ttftMs) {
 
     /** What ended a dispatch record. */
-    public enum Kind { COMPLETED, FAILED, REJECTED, EXPIRED, CANCELLED, DEAD_LETTER, SUPERSEDED }
+    public enum Kind { COMPLETED, FAILED, REJECTED, EXPIRED, CANCELLED, DEAD_LETTER, SUPERSEDED, HANDED_BACK }
 
     public static Outcome terminal(TopicPartition source, long offset, long epoch, ResponseEvent terminal,
                                    Future<RecordMetadata> lastChunk, Kind kind, long ttftMs) {

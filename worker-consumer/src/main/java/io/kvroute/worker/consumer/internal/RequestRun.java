@@ -107,12 +107,20 @@ public final class RequestRun implements EngineListener {
         end(events.completed(nextSequence, finishReason, usage, ttftMs, clock.getAsLong()), Outcome.Kind.COMPLETED, ttftMs);
     }
 
-    /** A rejection ends the request REJECTED (the router does not retry it); every other failure FAILED. */
+    /**
+     * A rejection ends the request REJECTED (the router does not retry it); a rate limit hands the
+     * run back to the router, which places the request on another pool; every other failure the
+     * worker does not retry ends it FAILED.
+     */
     @Override
     public synchronized void onFailure(EngineFailure failure) {
         if (failure.retryable() && !ended && retrier.retry(this, failure)) {
             // this try ends without a result; the next try (same attempt, retry + 1) outranks its chunks
             ended = true;
+            return;
+        }
+        if (failure.kind() == EngineFailure.Kind.RATE_LIMITED) {
+            handBack(failure.describe());
             return;
         }
         if (failure.retryable()) {
@@ -142,6 +150,17 @@ public final class RequestRun implements EngineListener {
             error = error + "; token chunk could not be sent: " + e.getMessage();
         }
         end(events.failed(nextSequence, error, new EngineUsage(0, tokensSoFar, 0), clock.getAsLong()), Outcome.Kind.FAILED, -1);
+    }
+
+    /**
+     * Ends the run without a result, handing the request back to the router (the tokens streamed
+     * so far stay with this attempt, which the next one outranks), unless it has already ended.
+     */
+    private void handBack(String reason) {
+        if (ended) {
+            return;
+        }
+        end(events.handedBack(nextSequence, reason, clock.getAsLong()), Outcome.Kind.HANDED_BACK, -1);
     }
 
     /**

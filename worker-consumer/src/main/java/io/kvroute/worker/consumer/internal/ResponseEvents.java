@@ -6,7 +6,7 @@ import io.kvroute.schemas.v1.TerminalResult;
 import io.kvroute.schemas.v1.Usage;
 import io.kvroute.worker.engine.EngineUsage;
 
-/** Builds the chunk and terminal {@link ResponseEvent}s of one attempt of a request. */
+/** Builds the chunk, terminal and hand-back {@link ResponseEvent}s of one attempt of a request. */
 public final class ResponseEvents {
     public static final String CANCELLED_FINISH_REASON = "cancelled";
     private final String requestId;
@@ -72,6 +72,14 @@ public final class ResponseEvents {
     /** The request was cancelled (finish reason "cancelled"); {@code usage} is what it used until then. */
     public ResponseEvent cancelled(int sequence, String reason, EngineUsage usage, long nowMs) {
         return terminal(sequence, ResponseStatus.CANCELLED, CANCELLED_FINISH_REASON, usage, null, reason, nowMs);
+    }
+
+    /**
+     * Not a result: the run ends here because the server refused it for a rate limit, and the
+     * router places the request again elsewhere (see the schema's {@code handedBack}).
+     */
+    public ResponseEvent handedBack(int sequence, String reason, long nowMs) {
+        return base(sequence, nowMs).setHandedBack(reason).build();
     }
 
     private ResponseEvent terminal(int sequence, ResponseStatus status, String finishReason, EngineUsage usage,

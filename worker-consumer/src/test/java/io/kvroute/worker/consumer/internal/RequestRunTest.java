@@ -91,14 +91,30 @@ class RequestRunTest {
     @Test
     void shouldEndFailedOnARetryableFailureAfterItsChunks() {
         run.onTokens(" a", 1);
-        run.onFailure(new EngineFailure(EngineFailure.Kind.RATE_LIMITED, "server rate limit (HTTP 429)"));
+        run.onFailure(new EngineFailure(EngineFailure.Kind.SERVER_ERROR, "server error (HTTP 503)"));
 
         assertThat(chunks).hasSize(1);
         assertThat(outcomes).singleElement().satisfies(o -> {
             assertThat(o.kind()).isEqualTo(Outcome.Kind.FAILED);
             assertThat(o.terminal().getSequence()).isEqualTo(1);
             assertThat(o.terminal().getTerminal().getStatus()).isEqualTo(ResponseStatus.FAILED);
-            assertThat(o.terminal().getTerminal().getError()).isEqualTo("rate limited: server rate limit (HTTP 429)");
+            assertThat(o.terminal().getTerminal().getError()).isEqualTo("server error: server error (HTTP 503)");
+        });
+    }
+
+    @Test
+    void shouldHandARateLimitedRunBackToTheRouterWithoutAResult() {
+        run.onTokens(" a", 1);
+        run.onFailure(new EngineFailure(EngineFailure.Kind.RATE_LIMITED, "server rate limit (HTTP 429)"));
+        run.onFailed("a late failure changes nothing");
+
+        assertThat(chunks).as("tokens not yet sent stay unsent: the next attempt outranks this run").isEmpty();
+        assertThat(outcomes).singleElement().satisfies(o -> {
+            assertThat(o.kind()).isEqualTo(Outcome.Kind.HANDED_BACK);
+            assertThat(o.terminal().getTerminal()).as("not a result").isNull();
+            assertThat(o.terminal().getTextDelta()).isNull();
+            assertThat(o.terminal().getHandedBack()).isEqualTo("rate limited: server rate limit (HTTP 429)");
+            assertThat(o.terminal().getSequence()).isZero();
         });
     }
 }

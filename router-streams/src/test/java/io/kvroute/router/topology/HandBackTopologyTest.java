@@ -1,0 +1,114 @@
+package io.kvroute.router.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.schemas.topics.RunAttempt;
+import io.kvroute.schemas.v1.DecisionOutcome;
+import io.kvroute.schemas.v1.DispatchedRequest;
+import io.kvroute.schemas.v1.ResponseEvent;
+import io.kvroute.schemas.v1.ResponseStatus;
+import io.kvroute.schemas.v1.RoutingDecision;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A worker hands back a run its server refused for a rate limit: the router places it elsewhere, or answers it. */
+class HandBackTopologyTest {
+    private static final String REASON = "rate limited: server rate limit (HTTP 429)";
+
+    @TempDir
+    Path stateDir;
+
+    private TopologyHarness harness;
+    private TestOutputTopic<String, DispatchedRequest> dispatchEast;
+    private TestOutputTopic<String, DispatchedRequest> dispatchWest;
+
+    @BeforeEach
+    void startDriver() {
+        harness = new TopologyHarness(stateDir, Map.of());
+        dispatchEast = harness.dispatched("us-east");
+        dispatchWest = harness.dispatched("eu-west");
+    }
+
+    @AfterEach
+    void closeDriver() {
+        harness.close();
+    }
+
+    /** What a worker writes instead of a terminal when its server answered 429. */
+    private ResponseEvent handBack(String id, int dispatchAttempt) {
+        return ResponseEvent.newBuilder().setRequestId(id).setAttempt(RunAttempt.of(dispatchAttempt, 3)).setSequence(0)
+                .setProducedAtMs(harness.now()).setHandedBack(REASON).build();
+    }
+
+    private DispatchedRequest dispatchToEast(String id) {
+        harness.report(Records.telemetry("east-1", "us-east", List.of(0), harness.now()));
+        harness.send(Records.request(id, harness.now()).build());
+        DispatchedRequest first = dispatchEast.readValue();
+        assertThat(first.getWorkerId()).isEqualTo("east-1");
+        harness.decisions.readValuesToList();
+        return first;
+    }
+
+    @Test
+    void shouldPlaceAHandedBackRequestOnAnotherWorkerAsTheNextAttempt() {
+        dispatchToEast("req-1");
+        harness.report(Records.telemetry("west-1", "eu-west", List.of(0), harness.now()));
+
+        harness.responsesIn.pipeInput("req-1", handBack("req-1", 1));
+
+        DispatchedRequest again = dispatchWest.readValue();
+        assertThat(again.getAttempt()).isEqualTo(2);
+        assertThat(again.getWorkerId()).as("east-1 is left out although its telemetry does not say it is limited yet")
+                .isEqualTo("west-1");
+        RoutingDecision decision = harness.decisions.readValue();
+        assertThat(decision.getAttempt()).isEqualTo(2);
+        assertThat(decision.getReason()).startsWith("placed again, handed back by east-1: " + REASON);
+        assertThat(harness.responses.isEmpty()).as("no answer: the new attempt writes the result").isTrue();
+        assertThat(harness.inFlight().get("req-1").getAttempt()).isEqualTo(2);
+        assertThat(harness.metrics.registry().counter(RouterMetrics.REQUESTS_HANDED_BACK, "region", "us-east", "outcome", "placed")
+                .count()).isEqualTo(1.0);
+
+        harness.responsesIn.pipeInput("req-1", handBack("req-1", 1));
+        assertThat(dispatchWest.isEmpty()).as("a hand-back of an attempt already replaced changes nothing").isTrue();
+        assertThat(dispatchEast.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldAnswerFailedWithTheServersReasonWhenNoOtherWorkerCanTakeIt() {
+        dispatchToEast("req-1");
+
+        harness.responsesIn.pipeInput("req-1", handBack("req-1", 1));
+
+        assertThat(dispatchEast.isEmpty()).as("not back to the worker that handed it back").isTrue();
+        ResponseEvent answer = harness.responses.readValue();
+        assertThat(answer.getTerminal().getStatus()).isEqualTo(ResponseStatus.FAILED);
+        assertThat(answer.getTerminal().getError()).startsWith("handed back by east-1: " + REASON + "; no other worker could take it");
+        assertThat(answer.getAttempt()).as("outranks the handed-back run").isGreaterThan(RunAttempt.of(1, 3));
+        assertThat(harness.decisions.readValue().getOutcome()).isEqualTo(DecisionOutcome.NO_CAPACITY);
+        assertThat(harness.inFlight().get("req-1")).isNull();
+    }
+
+    @Test
+    void shouldAnswerFailedOnceARequestWasPlacedTheMostTimes() {
+        dispatchToEast("req-1");
+        for (int attempt = 1; attempt < 4; attempt++) {
+            String worker = "west-" + attempt;
+            harness.report(Records.telemetry(worker, "eu-west", List.of(0), harness.now()));
+            harness.responsesIn.pipeInput("req-1", handBack("req-1", attempt));
+            assertThat(dispatchWest.readValue().getAttempt()).isEqualTo(attempt + 1);
+        }
+        harness.report(Records.telemetry("west-9", "eu-west", List.of(0), harness.now()));
+
+        harness.responsesIn.pipeInput("req-1", handBack("req-1", 4));
+
+        assertThat(dispatchWest.isEmpty()).isTrue();
+        assertThat(harness.responses.readValue().getTerminal().getError()).contains("placed 4 times");
+    }
+}
