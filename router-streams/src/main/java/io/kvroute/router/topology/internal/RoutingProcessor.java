@@ -421,7 +421,7 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
             String notPlaced = tryPlace(request, next, "placed again, " + why + "; ", others, now);
             if (notPlaced == null) {
                 metrics.handedBack(old.getRegion().toString(), true);
-                LOG.info("request {} {}; placed again (attempt {})", id, why, next);
+                LOG.debug("request {} {}; placed again (attempt {})", id, why, next);
                 return;
             }
             failHandedBack(request, old, why + "; no other worker could take it: " + notPlaced, next, now);
