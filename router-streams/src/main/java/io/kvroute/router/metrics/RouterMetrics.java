@@ -105,9 +105,9 @@ public final class RouterMetrics {
         registry.counter(REQUESTS_REPLACED, TAG_REGION, fromRegion).increment();
     }
 
-    /** A worker of {@code region} handed a rate-limited run back; {@code placed}: the router placed it elsewhere, else answered FAILED. */
-    public void handedBack(String region, boolean placed) {
-        registry.counter(REQUESTS_HANDED_BACK, TAG_REGION, region, "outcome", placed ? "placed" : "failed").increment();
+    /** A worker of {@code region} handed a rate-limited run back; {@code outcome}: placed, parked or failed. */
+    public void handedBack(String region, String outcome) {
+        registry.counter(REQUESTS_HANDED_BACK, TAG_REGION, region, "outcome", outcome).increment();
     }
 
     /** A dispatched request whose result never came: answered FAILED, no longer tracked. */

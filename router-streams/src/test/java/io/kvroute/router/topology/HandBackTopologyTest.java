@@ -81,18 +81,38 @@ class HandBackTopologyTest {
     }
 
     @Test
-    void shouldAnswerFailedWithTheServersReasonWhenNoOtherWorkerCanTakeIt() {
+    void shouldParkAHandedBackRequestNoOtherWorkerCanTakeAndPlaceItAsTheNextAttemptLater() {
         dispatchToEast("req-1");
 
         harness.responsesIn.pipeInput("req-1", handBack("req-1", 1));
+        harness.advance(1_000);
 
         assertThat(dispatchEast.isEmpty()).as("not back to the worker that handed it back").isTrue();
+        assertThat(harness.responses.isEmpty()).as("it waits; no answer").isTrue();
+        assertThat(harness.inFlight().get("req-1")).as("it runs nowhere now").isNull();
+        assertThat(harness.metrics.registry().counter(RouterMetrics.REQUESTS_HANDED_BACK, "region", "us-east", "outcome", "parked")
+                .count()).isEqualTo(1.0);
+
+        harness.report(Records.telemetry("west-1", "eu-west", List.of(0), harness.now()));
+        harness.advance(1_000);
+
+        DispatchedRequest later = dispatchWest.readValue();
+        assertThat(later.getAttempt()).as("outranks the run handed back").isEqualTo(2);
+        assertThat(harness.inFlight().get("req-1").getAttempt()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldAnswerAParkedHandedBackRequestWithAnAttemptThatOutranksItsRun() {
+        dispatchToEast("req-1");
+        harness.responsesIn.pipeInput("req-1", handBack("req-1", 1));
+        harness.cancellationsIn.pipeInput("req-1", io.kvroute.schemas.v1.CancelRequest.newBuilder().setRequestId("req-1")
+                .setReason("the user's").setRequestedAtMs(harness.now()).build());
+
+        harness.advance(1_000);
+
         ResponseEvent answer = harness.responses.readValue();
-        assertThat(answer.getTerminal().getStatus()).isEqualTo(ResponseStatus.FAILED);
-        assertThat(answer.getTerminal().getError()).startsWith("handed back by east-1: " + REASON + "; no other worker could take it");
+        assertThat(answer.getTerminal().getStatus()).isEqualTo(ResponseStatus.CANCELLED);
         assertThat(answer.getAttempt()).as("outranks the handed-back run").isGreaterThan(RunAttempt.of(1, 3));
-        assertThat(harness.decisions.readValue().getOutcome()).isEqualTo(DecisionOutcome.NO_CAPACITY);
-        assertThat(harness.inFlight().get("req-1")).isNull();
     }
 
     @Test
@@ -109,6 +129,11 @@ class HandBackTopologyTest {
         harness.responsesIn.pipeInput("req-1", handBack("req-1", 4));
 
         assertThat(dispatchWest.isEmpty()).isTrue();
-        assertThat(harness.responses.readValue().getTerminal().getError()).contains("placed 4 times");
+        ResponseEvent answer = harness.responses.readValue();
+        assertThat(answer.getTerminal().getStatus()).isEqualTo(ResponseStatus.FAILED);
+        assertThat(answer.getTerminal().getError()).startsWith("handed back by west-3: " + REASON).contains("placed 4 times");
+        assertThat(answer.getAttempt()).as("outranks the handed-back run").isGreaterThan(RunAttempt.of(4, 3));
+        assertThat(harness.decisions.readValuesToList()).last().extracting(RoutingDecision::getOutcome)
+                .isEqualTo(DecisionOutcome.NO_CAPACITY);
     }
 }

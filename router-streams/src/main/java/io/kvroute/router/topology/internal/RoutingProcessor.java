@@ -90,6 +90,11 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
      * regions also raise) is answered FAILED at the next hand-back: every pool it met was limited.
      */
     static final int MAX_DISPATCH_ATTEMPTS_HANDED_BACK = 4;
+    /**
+     * How long a parked hand-back keeps out the worker that handed it back: until that worker's
+     * telemetry, which carries its cool-down (sent every ~250 ms and on change), has surely arrived.
+     */
+    static final long HANDED_BACK_EXCLUSION_MS = 5_000;
 
     private final Router router;
     private final String policyName;
@@ -104,6 +109,8 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
     private final FairShares fairShares;
     private final boolean releaseQuotas;
     private final Map<String, String> whyNotPlaced = new HashMap<>();
+    /** Parked key of a handed-back request → the worker it must not go back to, and until when (in memory only). */
+    private final Map<String, RefusedBy> refusedBy = new HashMap<>();
     private FairShares.TaskQueue queue;
     private ProcessorContext<Object, Object> context;
     private TelemetryView telemetry;
@@ -198,7 +205,7 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
             refuse(request, "the router already holds " + parkedCount + " requests waiting for capacity", now);
             return;
         }
-        park(request, now);
+        park(request, NOT_DISPATCHED, now);
     }
 
     /** Routes one request as dispatch {@code attempt} over {@code workers}; null if it was dispatched, else why not. */
@@ -233,12 +240,18 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
         return null;
     }
 
-    private void park(InferenceRequest request, long now) {
-        String key = new ParkedKey(nextSequence++, now).encode();
+    /** Parks a request to be placed as {@code dispatchAttempt} (or as attempt 1 if it was never dispatched). */
+    private String park(InferenceRequest request, int dispatchAttempt, long now) {
+        String key = new ParkedKey(nextSequence++, now, dispatchAttempt).encode();
         parked.put(key, request);
         enqueue(key, request);
         parkedCount++;
         metrics.parkedChanged(1);
+        return key;
+    }
+
+    /** A worker a parked request was handed back by, left out of its placements until {@code untilMs}. */
+    private record RefusedBy(String workerId, long untilMs) {
     }
 
     private void enqueue(String key, InferenceRequest request) {
@@ -257,13 +270,14 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
                 KeyValue<String, InferenceRequest> entry = it.next();
                 InferenceRequest request = entry.value;
                 ParkedKey key = ParkedKey.decode(entry.key);
+                // a handed-back request's answer carries its next attempt, so it outranks the run handed back
                 if (isCancelled(request)) {
-                    cancel(request, "cancelled while waiting for capacity", NOT_DISPATCHED, now);
+                    cancel(request, "cancelled while waiting for capacity", key.dispatchAttempt(), now);
                 } else if (request.getDeadlineMs() != null && request.getDeadlineMs() <= now) {
                     expire(request, "deadline " + request.getDeadlineMs() + " passed while waiting for capacity (now " + now + ")",
-                            NOT_DISPATCHED, now);
+                            key.dispatchAttempt(), now);
                 } else if (now - key.parkedAtMs() >= parkedMaxMs) {
-                    giveUp(request, whyNotPlaced.getOrDefault(entry.key, "never its tenant's turn"), now);
+                    giveUp(request, whyNotPlaced.getOrDefault(entry.key, "never its tenant's turn"), key.dispatchAttempt(), now);
                 } else {
                     continue;
                 }
@@ -278,13 +292,22 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
         // give capacity to the requests after one that just did not fit, ahead of it (an interactive
         // request was dispatched after two batch ones that way).
         FleetView passFleet = fleet.copy();
+        // the few workers that handed a parked request back, each left out of one more copy
+        Map<String, FleetView> passFleetWithout = new HashMap<>();
         while (true) {
             Optional<String> served = queue.serveNext(key -> {
                 if (didNotFit.contains(key)) {
                     return false;
                 }
                 InferenceRequest request = parked.get(key);
-                String notPlaced = tryPlace(request, 1, "", passFleet, now);
+                RefusedBy refused = refusedBy.get(key);
+                FleetView workers = refused == null || refused.untilMs() <= now ? passFleet
+                        : passFleetWithout.computeIfAbsent(refused.workerId(), w -> {
+                            FleetView without = passFleet.copy();
+                            without.remove(w);
+                            return without;
+                        });
+                String notPlaced = tryPlace(request, Math.max(1, ParkedKey.decode(key).dispatchAttempt()), "", workers, now);
                 if (notPlaced != null) {
                     whyNotPlaced.put(key, notPlaced);
                     didNotFit.add(key);
@@ -301,6 +324,7 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
         for (String key : done) {
             parked.delete(key);
             whyNotPlaced.remove(key);
+            refusedBy.remove(key);
         }
         parkedCount -= done.size();
         metrics.parkedChanged(-done.size());
@@ -396,9 +420,11 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
     /**
      * A worker's server refused the run for a rate limit: the request goes to another worker as the
      * next dispatch attempt (the telemetry that cools the refusing pool may not have arrived yet,
-     * so that worker is left out explicitly), or, when none can take it now or it has been placed
-     * {@value #MAX_DISPATCH_ATTEMPTS_HANDED_BACK} times, is answered FAILED with the server's reason. The
-     * run ended with the hand-back (the worker wrote it with its offset), so no marker is needed.
+     * so that worker is left out explicitly); when none can take it now it waits with the parked
+     * requests, to be placed as that attempt (by then the pool's cool-down keeps it off the
+     * refusing workers). After {@value #MAX_DISPATCH_ATTEMPTS_HANDED_BACK} placements, or with the
+     * parked store full, it is answered FAILED with the server's reason. The run ended with the
+     * hand-back (the worker wrote it with its offset), so no marker is needed.
      */
     private void handBack(HandBack handBack, long now) {
         DispatchedRequest old = inFlight.get(handBack.requestId());
@@ -420,17 +446,23 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
             others.remove(handBack.workerId());
             String notPlaced = tryPlace(request, next, "placed again, " + why + "; ", others, now);
             if (notPlaced == null) {
-                metrics.handedBack(old.getRegion().toString(), true);
+                metrics.handedBack(old.getRegion().toString(), "placed");
                 LOG.debug("request {} {}; placed again (attempt {})", id, why, next);
                 return;
             }
-            failHandedBack(request, old, why + "; no other worker could take it: " + notPlaced, next, now);
+            if (parkedCount < parkedMaxCount) {
+                metrics.handedBack(old.getRegion().toString(), "parked");
+                LOG.debug("request {} {}; waits for capacity: {}", id, why, notPlaced);
+                refusedBy.put(park(request, next, now), new RefusedBy(handBack.workerId(), now + HANDED_BACK_EXCLUSION_MS));
+            } else {
+                failHandedBack(request, old, why + "; no other worker could take it and " + parkedCount + " requests wait", next, now);
+            }
         }
         inFlight.delete(id);
     }
 
     private void failHandedBack(InferenceRequest request, DispatchedRequest old, String reason, int answerAttempt, long now) {
-        metrics.handedBack(old.getRegion().toString(), false);
+        metrics.handedBack(old.getRegion().toString(), "failed");
         LOG.info("request {} failed: {}", request.getRequestId(), reason);
         answer(request, ResponseStatus.FAILED, DecisionOutcome.NO_CAPACITY, reason, "failed: " + reason, answerAttempt, now);
     }
@@ -521,14 +553,18 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
         }
     }
 
-    private void giveUp(InferenceRequest request, String lastReason, long now) {
-        refuse(request, "no worker had room for " + parkedMaxMs + " ms; " + lastReason, now);
+    private void giveUp(InferenceRequest request, String lastReason, int dispatchAttempt, long now) {
+        refuse(request, "no worker had room for " + parkedMaxMs + " ms; " + lastReason, dispatchAttempt, now);
     }
 
     private void refuse(InferenceRequest request, String why, long now) {
+        refuse(request, why, NOT_DISPATCHED, now);
+    }
+
+    private void refuse(InferenceRequest request, String why, int dispatchAttempt, long now) {
         String reason = new Rejection(Rejection.NO_CAPACITY, why).reason();
         metrics.rejected(Rejection.NO_CAPACITY);
-        answer(request, ResponseStatus.REJECTED, DecisionOutcome.NO_CAPACITY, reason, reason, NOT_DISPATCHED, now);
+        answer(request, ResponseStatus.REJECTED, DecisionOutcome.NO_CAPACITY, reason, reason, dispatchAttempt, now);
     }
 
     @Override
