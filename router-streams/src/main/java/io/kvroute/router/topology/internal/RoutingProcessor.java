@@ -435,6 +435,8 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
         String id = request.getRequestId();
         int next = old.getAttempt() + 1;
         String why = "handed back by " + handBack.workerId() + ": " + handBack.reason();
+        // the refused run used nothing: its fair-queue charge, if it was served from the queue, is settled at zero
+        fairShares.settle(context.taskId(), id, 0, 0);
         if (isCancelled(request)) {
             cancel(request, "cancelled; " + why, next, now);
         } else if (request.getDeadlineMs() != null && request.getDeadlineMs() <= now) {
