@@ -103,4 +103,26 @@ class FairnessTopologyTest {
 
         assertThat(harness.dispatchedIds("us-east")).containsExactly("b-2", "b-3", "a-2", "a-3");
     }
+
+    @Test
+    void shouldNotChargeATenantForARunItsWorkerHandedBack() {
+        park("a-1", "tenant-a", Priority.BATCH);
+        park("b-1", "tenant-b", Priority.BATCH);
+        reportEast();
+        harness.advance(100);
+        assertThat(harness.dispatchedIds("us-east")).containsExactly("a-1", "b-1");
+        harness.advance(2_500);
+        park("b-2", "tenant-b", Priority.BATCH);
+        park("a-2", "tenant-a", Priority.BATCH);
+
+        harness.report(Records.telemetry("east-2", "us-east", List.of(1), harness.now()));
+        harness.responsesIn.pipeInput("a-1", io.kvroute.schemas.v1.ResponseEvent.newBuilder().setRequestId("a-1")
+                .setAttempt(RunAttempt.of(1, 1)).setSequence(0).setProducedAtMs(harness.now())
+                .setHandedBack("rate limited: server rate limit (HTTP 429)").build());
+        assertThat(harness.dispatchedIds("us-east")).as("placed again, not through the queue").containsExactly("a-1");
+        reportEast();
+        harness.advance(100);
+
+        assertThat(harness.dispatchedIds("us-east")).as("tenant-a's refused run cost it nothing").containsExactly("a-2", "b-2");
+    }
 }
