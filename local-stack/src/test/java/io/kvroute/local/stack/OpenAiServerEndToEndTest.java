@@ -27,21 +27,30 @@ import org.junit.jupiter.api.Test;
  */
 class OpenAiServerEndToEndTest {
 
+    /** The router and the fleet's workers, every worker driving {@code server}, on the real broker and registry. */
+    private static KvrouteServices servicesFor(ReplayServer server, KvrouteTopics topics, String fleet) throws Exception {
+        return new KvrouteServices(TestKafka.bootstrapServers(), TestRegistry.url(), topics, FleetSpec.parse(fleet), "kvroute",
+                Files.createTempDirectory("kvroute-oai"),
+                Map.of("worker.engine", "openai",
+                        "worker.openai.endpoint", server.uri().toString(),
+                        "worker.openai.model", "meta-llama/Llama-3.1-8B-Instruct")).start();
+    }
+
+    private static KvrouteClient clientFor(KvrouteTopics topics) {
+        return KvrouteClient.create(ClientConfig.of(Map.of(
+                ClientConfig.BOOTSTRAP_SERVERS, TestKafka.bootstrapServers(),
+                ClientConfig.SCHEMA_REGISTRY_URL, TestRegistry.url(),
+                ClientConfig.TOPIC_PREFIX, topics.prefix())));
+    }
+
     @Test
     void shouldServeRequestsEndToEndThroughAnOpenAiCompatibleServer() throws Exception {
         KvrouteTopics topics = new KvrouteTopics("oai" + System.nanoTime(), 2);
         try (ReplayServer server = ReplayServer.start((path, body) -> path.endsWith("/metrics")
                     ? ReplayServer.page("vllm-0.11-metrics.txt")
                     : ReplayServer.stream("vllm-0.9-completions-stream.txt"));
-             KvrouteServices services = new KvrouteServices(TestKafka.bootstrapServers(), TestRegistry.url(), topics,
-                     FleetSpec.parse("us-east=1@0"), "kvroute", Files.createTempDirectory("kvroute-oai"),
-                     Map.of("worker.engine", "openai",
-                             "worker.openai.endpoint", server.uri().toString(),
-                             "worker.openai.model", "meta-llama/Llama-3.1-8B-Instruct")).start();
-             KvrouteClient client = KvrouteClient.create(ClientConfig.of(Map.of(
-                     ClientConfig.BOOTSTRAP_SERVERS, TestKafka.bootstrapServers(),
-                     ClientConfig.SCHEMA_REGISTRY_URL, TestRegistry.url(),
-                     ClientConfig.TOPIC_PREFIX, topics.prefix())))) {
+             KvrouteServices services = servicesFor(server, topics, "us-east=1@0");
+             KvrouteClient client = clientFor(topics)) {
             List<CompletableFuture<Completion>> futures = new ArrayList<>();
             for (int i = 0; i < 5; i++) {
                 futures.add(client.submit(SubmitRequest.builder().customId("q" + i).model(KvrouteServices.MODEL)
@@ -81,15 +90,8 @@ class OpenAiServerEndToEndTest {
                             ? ReplayServer.error(429, "error-429.json", Map.of("Retry-After", "30", "Content-Type", "application/json"))
                             : ReplayServer.stream("vllm-0.9-completions-stream.txt");
                 });
-             KvrouteServices services = new KvrouteServices(TestKafka.bootstrapServers(), TestRegistry.url(), topics,
-                     FleetSpec.parse("us-east=1@0,eu-west=1@0"), "kvroute", Files.createTempDirectory("kvroute-oai429"),
-                     Map.of("worker.engine", "openai",
-                             "worker.openai.endpoint", server.uri().toString(),
-                             "worker.openai.model", "meta-llama/Llama-3.1-8B-Instruct")).start();
-             KvrouteClient client = KvrouteClient.create(ClientConfig.of(Map.of(
-                     ClientConfig.BOOTSTRAP_SERVERS, TestKafka.bootstrapServers(),
-                     ClientConfig.SCHEMA_REGISTRY_URL, TestRegistry.url(),
-                     ClientConfig.TOPIC_PREFIX, topics.prefix())))) {
+             KvrouteServices services = servicesFor(server, topics, "us-east=1@0,eu-west=1@0");
+             KvrouteClient client = clientFor(topics)) {
             Completion completion = client.submit(SubmitRequest.builder().customId("limited").model(KvrouteServices.MODEL)
                     .prompt("The capital of France is").maxTokens(16).build()).get(2, TimeUnit.MINUTES);
 

@@ -114,12 +114,19 @@ public final class FleetView {
         return members.length;
     }
 
-    /** Every worker's snapshot, in joining order. */
     /** The workers as of now, in a view that later puts and removals do not change. O(fleet). */
     public FleetView copy() {
         return of(all());
     }
 
+    /** As {@link #copy}, without one worker (one a request must not go back to). O(fleet). */
+    public FleetView copyWithout(String workerId) {
+        List<WorkerSnapshot> others = all();
+        others.removeIf(w -> w.workerId().equals(workerId));
+        return of(others);
+    }
+
+    /** Every worker's snapshot, in joining order. */
     public List<WorkerSnapshot> all() {
         int[] ids = members;
         AtomicReferenceArray<WorkerSnapshot> snapshots = byId;

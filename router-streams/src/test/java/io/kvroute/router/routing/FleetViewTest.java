@@ -54,6 +54,20 @@ class FleetViewTest {
     }
 
     @Test
+    void shouldCopyTheFleetWithoutOneWorkerLeavingTheViewWhole() {
+        FleetView fleet = new FleetView();
+        fleet.put(Fleet.worker("fv-w1").build());
+        fleet.put(Fleet.worker("fv-w2").build());
+
+        FleetView without = fleet.copyWithout("fv-w1");
+
+        assertThat(without.all()).extracting(WorkerSnapshot::workerId).containsExactly("fv-w2");
+        assertThat(without.get("fv-w1")).isNull();
+        assertThat(fleet.all()).extracting(WorkerSnapshot::workerId).containsExactly("fv-w1", "fv-w2");
+        assertThat(fleet.copyWithout("fv-none").size()).isEqualTo(2);
+    }
+
+    @Test
     void shouldNotReplaceANewerSnapshotWhenSeedingFromAStore() {
         FleetView fleet = new FleetView();
         fleet.put(Fleet.worker("fv-s").running(5).observedAtMs(NOW).build());

@@ -83,15 +83,19 @@ class FairnessTopologyTest {
         assertThat(harness.metrics.parked()).as("for-west waits for eu-west").isEqualTo(1);
     }
 
-    @Test
-    void shouldChargeATenantWhatItsServedRequestActuallyUsedOnceItsResultArrives() {
+    /** Serves a-1 and b-1 (one each of tenants a and b, charged alike) from the queue, then lets telemetry go stale. */
+    private void serveOneOfEachTenantThenGoStale() {
         park("a-1", "tenant-a", Priority.BATCH);
         park("b-1", "tenant-b", Priority.BATCH);
         reportEast();
         harness.advance(100);
         assertThat(harness.dispatchedIds("us-east")).containsExactly("a-1", "b-1");
-
         harness.advance(2_500);
+    }
+
+    @Test
+    void shouldChargeATenantWhatItsServedRequestActuallyUsedOnceItsResultArrives() {
+        serveOneOfEachTenantThenGoStale();
         park("a-2", "tenant-a", Priority.BATCH);
         park("a-3", "tenant-a", Priority.BATCH);
         park("b-2", "tenant-b", Priority.BATCH);
@@ -106,19 +110,12 @@ class FairnessTopologyTest {
 
     @Test
     void shouldNotChargeATenantForARunItsWorkerHandedBack() {
-        park("a-1", "tenant-a", Priority.BATCH);
-        park("b-1", "tenant-b", Priority.BATCH);
-        reportEast();
-        harness.advance(100);
-        assertThat(harness.dispatchedIds("us-east")).containsExactly("a-1", "b-1");
-        harness.advance(2_500);
+        serveOneOfEachTenantThenGoStale();
         park("b-2", "tenant-b", Priority.BATCH);
         park("a-2", "tenant-a", Priority.BATCH);
 
         harness.report(Records.telemetry("east-2", "us-east", List.of(1), harness.now()));
-        harness.responsesIn.pipeInput("a-1", io.kvroute.schemas.v1.ResponseEvent.newBuilder().setRequestId("a-1")
-                .setAttempt(RunAttempt.of(1, 1)).setSequence(0).setProducedAtMs(harness.now())
-                .setHandedBack("rate limited: server rate limit (HTTP 429)").build());
+        harness.responsesIn.pipeInput("a-1", Records.handBack("a-1", RunAttempt.of(1, 1), harness.now()));
         assertThat(harness.dispatchedIds("us-east")).as("placed again, not through the queue").containsExactly("a-1");
         reportEast();
         harness.advance(100);

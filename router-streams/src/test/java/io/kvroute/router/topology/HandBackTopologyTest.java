@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** A worker hands back a run its server refused for a rate limit: the router places it elsewhere, or answers it. */
 class HandBackTopologyTest {
-    private static final String REASON = "rate limited: server rate limit (HTTP 429)";
+    private static final String REASON = Records.HAND_BACK_REASON;
 
     @TempDir
     Path stateDir;
@@ -41,10 +41,9 @@ class HandBackTopologyTest {
         harness.close();
     }
 
-    /** What a worker writes instead of a terminal when its server answered 429. */
+    /** A worker's hand-back of {@code dispatchAttempt}'s run (group generation 3). */
     private ResponseEvent handBack(String id, int dispatchAttempt) {
-        return ResponseEvent.newBuilder().setRequestId(id).setAttempt(RunAttempt.of(dispatchAttempt, 3)).setSequence(0)
-                .setProducedAtMs(harness.now()).setHandedBack(REASON).build();
+        return Records.handBack(id, RunAttempt.of(dispatchAttempt, 3), harness.now());
     }
 
     private DispatchedRequest dispatchToEast(String id) {

@@ -2,6 +2,7 @@ package io.kvroute.router.topology;
 
 import io.kvroute.schemas.v1.InferenceRequest;
 import io.kvroute.schemas.v1.KvCacheEvent;
+import io.kvroute.schemas.v1.ResponseEvent;
 import io.kvroute.schemas.v1.WorkerStatus;
 import io.kvroute.schemas.v1.WorkerTelemetry;
 import java.util.List;
@@ -48,5 +49,13 @@ final class Records {
                 .setEvictedBlockHashes(List.of())
                 .setAllCleared(false)
                 .setObservedAtMs(observedAtMs);
+    }
+
+    static final String HAND_BACK_REASON = "rate limited: server rate limit (HTTP 429)";
+
+    /** What a worker writes instead of a terminal when its server answered 429 (see the schema's {@code handedBack}). */
+    static ResponseEvent handBack(String requestId, int runAttempt, long producedAtMs) {
+        return ResponseEvent.newBuilder().setRequestId(requestId).setAttempt(runAttempt).setSequence(0)
+                .setProducedAtMs(producedAtMs).setHandedBack(HAND_BACK_REASON).build();
     }
 }

@@ -302,11 +302,7 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
                 InferenceRequest request = parked.get(key);
                 RefusedBy refused = refusedBy.get(key);
                 FleetView workers = refused == null || refused.untilMs() <= now ? passFleet
-                        : passFleetWithout.computeIfAbsent(refused.workerId(), w -> {
-                            FleetView without = passFleet.copy();
-                            without.remove(w);
-                            return without;
-                        });
+                        : passFleetWithout.computeIfAbsent(refused.workerId(), passFleet::copyWithout);
                 String notPlaced = tryPlace(request, Math.max(1, ParkedKey.decode(key).dispatchAttempt()), "", workers, now);
                 if (notPlaced != null) {
                     whyNotPlaced.put(key, notPlaced);
@@ -444,9 +440,7 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
         } else if (old.getAttempt() >= MAX_DISPATCH_ATTEMPTS_HANDED_BACK) {
             failHandedBack(request, old, why + "; placed " + old.getAttempt() + " times", next, now);
         } else {
-            FleetView others = fleet.copy();
-            others.remove(handBack.workerId());
-            String notPlaced = tryPlace(request, next, "placed again, " + why + "; ", others, now);
+            String notPlaced = tryPlace(request, next, "placed again, " + why + "; ", fleet.copyWithout(handBack.workerId()), now);
             if (notPlaced == null) {
                 metrics.handedBack(old.getRegion().toString(), "placed");
                 LOG.debug("request {} {}; placed again (attempt {})", id, why, next);

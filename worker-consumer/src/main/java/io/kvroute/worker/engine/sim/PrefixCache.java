@@ -20,6 +20,10 @@ import java.util.Map;
  * Not thread-safe.
  */
 public final class PrefixCache {
+    /** Where a hash is held, for the tier moves KV events report. */
+    private static final byte NOT_HELD = 0;
+    private static final byte ON_GPU = 1;
+    private static final byte HOST_ONLY = 2;
 
     /** One cached hash block: its pages and how many requests use it. */
     public static final class Entry {
@@ -50,9 +54,6 @@ public final class PrefixCache {
     private final Map<Long, Entry> entries = new HashMap<>();
     private final LinkedHashMap<Long, Entry> evictable = new LinkedHashMap<>();
     private int evictablePages;
-    private static final byte NOT_HELD = 0;
-    private static final byte ON_GPU = 1;
-    private static final byte HOST_ONLY = 2;
     /** hash → where it was held ({@link #NOT_HELD}, {@link #ON_GPU}, {@link #HOST_ONLY}) when the current change window began. */
     private final LinkedHashMap<Long, Byte> changedSinceDrain = new LinkedHashMap<>();
 
