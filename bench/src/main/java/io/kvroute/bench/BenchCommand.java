@@ -121,6 +121,10 @@ public final class BenchCommand implements Callable<Integer> {
             + EngineProfile.HOST_KV_PAGES_PER_GPU + " for llama-8b-h100).")
     Integer hostKvBlocks;
 
+    @Option(names = "--no-kv-events", description = "Workers publish no KV events, as OpenAI-compatible servers (vLLM, SGLang) "
+            + "behind kvroute do today: the router knows only where it sent each prompt.")
+    boolean noKvEvents;
+
     @Option(names = "--candidate-sample", paramLabel = "N", description = "In a fleet of more than N GPUs a decision "
             + "evaluates the prefix's holders plus a sample of N others (the router's router.candidate.sample.size; default: "
             + RoutingSettings.DEFAULT_CANDIDATE_SAMPLE_SIZE + ").")
@@ -300,6 +304,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     private EngineProfile engine(EngineProfile profile) {
         EngineProfile sized = kvBlocks == null ? profile : profile.withKvBlocks(kvBlocks);
-        return hostKvBlocks == null ? sized : sized.withHostKvBlocks(hostKvBlocks);
+        EngineProfile withHost = hostKvBlocks == null ? sized : sized.withHostKvBlocks(hostKvBlocks);
+        return noKvEvents ? withHost.withoutKvEvents() : withHost;
     }
 }

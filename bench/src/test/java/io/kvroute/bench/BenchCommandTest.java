@@ -58,6 +58,17 @@ class BenchCommandTest {
     }
 
     @Test
+    void shouldNameAnEngineWithoutKvEventsInItsReport() throws Exception {
+        Path json = dir.resolve("no-events.json");
+
+        Run run = run("--format", "tenants", "--requests", "100", "--tenant-rate", "20", "--policies", "kvroute", "--fleet", "a=2@5",
+                "--no-kv-events", "--json", json.toString());
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(new ObjectMapper().readTree(json.toFile()).path("engine").asText()).isEqualTo("llama-8b-h100/no-kv-events");
+    }
+
+    @Test
     void shouldRunOncePerSeedAndEndWithEachSeedsVerdict() throws Exception {
         Path json = dir.resolve("seeds.json");
 

@@ -12,8 +12,12 @@ import java.util.Locale;
  * (2M tokens = 256 GiB at 128 KiB/token, the node's 2 TiB of DRAM shared by 8 GPUs), as
  * long-context deployments run with KV offloading (Mooncake, LMCache). {@link #LLAMA_70B_4XH100}
  * uses the 70B / 4×H100 column of ENGINE_MODEL.md (KV ≈ 460k tokens per GPU at TP 4).
+ *
+ * @param publishesKvEvents whether the workers tell the router what they cache, as kvroute's own
+ *                          engine does; OpenAI-compatible servers behind kvroute do not yet, so
+ *                          the router knows only where it sent each prompt ({@link #withoutKvEvents})
  */
-public record EngineProfile(String name, CostModel costModel, EngineLimits limits) {
+public record EngineProfile(String name, CostModel costModel, EngineLimits limits, boolean publishesKvEvents) {
     public static final int HOST_KV_PAGES_PER_GPU = 131_072;
     public static final EngineProfile LLAMA_8B_H100 = new EngineProfile("llama-8b-h100", CostModel.llama8bH100(),
             EngineLimits.defaults().withHostKvBlocks(HOST_KV_PAGES_PER_GPU));
@@ -25,15 +29,24 @@ public record EngineProfile(String name, CostModel costModel, EngineLimits limit
                     HOST_KV_PAGES_PER_GPU * 8 / 5));
     public static final List<EngineProfile> ALL = List.of(LLAMA_8B_H100, LLAMA_70B_4XH100);
 
+    public EngineProfile(String name, CostModel costModel, EngineLimits limits) {
+        this(name, costModel, limits, true);
+    }
+
     /** This profile with a KV pool of {@code pages} pages of 16 tokens. */
     public EngineProfile withKvBlocks(int pages) {
         return new EngineProfile(name + "/kv" + pages, costModel,
-                new EngineLimits(pages, limits.maxRunning(), limits.maxBatchedTokens(), limits.hostKvBlocks()));
+                new EngineLimits(pages, limits.maxRunning(), limits.maxBatchedTokens(), limits.hostKvBlocks()), publishesKvEvents);
     }
 
     /** This profile with a host-DRAM prefix tier of {@code pages} pages (0: none). */
     public EngineProfile withHostKvBlocks(int pages) {
-        return new EngineProfile(name + "/host" + pages, costModel, limits.withHostKvBlocks(pages));
+        return new EngineProfile(name + "/host" + pages, costModel, limits.withHostKvBlocks(pages), publishesKvEvents);
+    }
+
+    /** This profile with workers that publish no KV events (the router's own placements are all it knows of their caches). */
+    public EngineProfile withoutKvEvents() {
+        return new EngineProfile(name + "/no-kv-events", costModel, limits, false);
     }
 
     public static EngineProfile named(String name) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.kvroute.bench.BenchCommand;
 import io.kvroute.bench.report.BenchReport;
 import io.kvroute.bench.report.JsonReport;
+import io.kvroute.bench.trace.TenantWorkload;
 import io.kvroute.bench.trace.TraceRequest;
 import io.kvroute.bench.trace.Traces;
 import io.kvroute.router.routing.Policies;
@@ -93,6 +94,25 @@ class SimulatorTest {
         // the copy back is 8,192 tokens x 5.2 us = 43 ms: an estimate without it is that far off for the third request
         assertThat(error.decisions()).isEqualTo(3);
         assertThat(error.meanAbsMs() * 3).as("summed over the three requests").isLessThan(15.0);
+    }
+
+    /**
+     * Without KV events (OpenAI-compatible servers behind kvroute today) the router knows only where
+     * it sent each prompt: dynamo-kv, which reads the events alone, loses most of its cache hits,
+     * and kvroute keeps its own from its placements.
+     */
+    @Test
+    void shouldRouteOnTheRoutersOwnPlacementsWhenWorkersPublishNoKvEvents() {
+        List<TraceRequest> tenants = TenantWorkload.generate(TenantWorkload.Spec.llmdDefaults(600, 20, 42));
+        SimConfig withEvents = SimConfig.defaults();
+        SimConfig withoutEvents = withEvents.withEngine(EngineProfile.LLAMA_8B_H100.withoutKvEvents());
+
+        double dynamoWith = Simulator.run("dynamo-kv", tenants, withEvents).prefixHitRate();
+        double dynamoWithout = Simulator.run("dynamo-kv", tenants, withoutEvents).prefixHitRate();
+        double kvrouteWithout = Simulator.run("kvroute", tenants, withoutEvents).prefixHitRate();
+
+        assertThat(dynamoWithout).as("dynamo-kv without events, against %s with", dynamoWith).isLessThan(0.6 * dynamoWith);
+        assertThat(kvrouteWithout).isGreaterThanOrEqualTo(0.9 * Bounds.compute(tenants, withEvents).prefixHitRateUpper());
     }
 
     @Test

@@ -471,9 +471,10 @@ public final class SimulationRun {
     private void telemetryCheck(SimulatedGpu gpu, long now) {
         EngineStats stats = gpu.stats();
         if (!gpu.down && gpu.shouldPublish(stats, now, config.telemetryIntervalMs())) {
-            KvEvent kvEvent = gpu.drainKvEvent();
+            KvEvent kvEvent = gpu.drainKvEvent(); // drained even when not published, as the engine forgets what it did not send
             WorkerSnapshot snapshot = gpu.publish(stats, now);
-            schedule(now + gpu.delayMs, Event.Kind.TELEMETRY_VISIBLE, gpu.index, -1, new Telemetry(snapshot, kvEvent));
+            schedule(now + gpu.delayMs, Event.Kind.TELEMETRY_VISIBLE, gpu.index, -1,
+                    new Telemetry(snapshot, config.engine().publishesKvEvents() ? kvEvent : null));
         }
         if (outstanding > 0) {
             schedule(now + telemetryPeriodMs, Event.Kind.TELEMETRY_CHECK, gpu.index, -1, null);
