@@ -121,6 +121,14 @@ public final class BenchCommand implements Callable<Integer> {
             + EngineProfile.HOST_KV_PAGES_PER_GPU + " for llama-8b-h100).")
     Integer hostKvBlocks;
 
+    @Option(names = "--router-instances", paramLabel = "N", defaultValue = "1", description = "Router instances sharing the requests "
+            + "(each routes its own requests partitions) (default: ${DEFAULT-VALUE}).")
+    int routerInstances;
+
+    @Option(names = "--isolated-routers", description = "With --router-instances above 1: each instance knows only its own "
+            + "placements instead of following the others' decisions.")
+    boolean isolatedRouters;
+
     @Option(names = "--no-kv-events", description = "Workers publish no KV events, as OpenAI-compatible servers (vLLM, SGLang) "
             + "behind kvroute do today: the router knows only where it sent each prompt.")
     boolean noKvEvents;
@@ -179,6 +187,10 @@ public final class BenchCommand implements Callable<Integer> {
                     results, bounds);
             reports.add(report);
             out.print(ComparisonTable.format(report));
+            if (routerInstances > 1) {
+                out.printf(Locale.ROOT, "%d router instances, %s%n", routerInstances,
+                        isolatedRouters ? "each knowing only its own placements" : "each following the others' decisions");
+            }
             out.printf(Locale.ROOT, "simulated %d policies in %.1f s%n", names.size(), seconds);
         }
         if (seeds != null) {
@@ -235,7 +247,8 @@ public final class BenchCommand implements Callable<Integer> {
                     .withSeed(runSeed)
                     .withSloMs(sloMs)
                     .withDispatchLatencyMs(dispatchLatencyMs)
-                    .withTelemetryIntervalMs(telemetryIntervalMs);
+                    .withTelemetryIntervalMs(telemetryIntervalMs)
+                    .withRouters(new SimConfig.Routers(routerInstances, isolatedRouters));
             if (candidateSample == null) {
                 return config;
             }

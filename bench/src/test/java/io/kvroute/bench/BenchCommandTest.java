@@ -58,14 +58,16 @@ class BenchCommandTest {
     }
 
     @Test
-    void shouldNameAnEngineWithoutKvEventsInItsReport() throws Exception {
+    void shouldReportTheDeploymentItSimulated() throws Exception {
         Path json = dir.resolve("no-events.json");
 
         Run run = run("--format", "tenants", "--requests", "100", "--tenant-rate", "20", "--policies", "kvroute", "--fleet", "a=2@5",
-                "--no-kv-events", "--json", json.toString());
+                "--no-kv-events", "--router-instances", "2", "--json", json.toString());
 
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(new ObjectMapper().readTree(json.toFile()).path("engine").asText()).isEqualTo("llama-8b-h100/no-kv-events");
+        assertThat(run.out()).contains("2 router instances, each following the others' decisions");
+        assertThat(run("--format", "tenants", "--requests", "100", "--router-instances", "0").exitCode()).isNotZero();
     }
 
     @Test

@@ -17,9 +17,12 @@ import java.util.stream.Collectors;
  * @param parkRetryMs         the router retries parked requests (no candidate) this often
  * @param parkedMaxMs         a request parked this long is rejected (NO_CAPACITY)
  * @param routing             routing tunables; its seed is replaced by {@code seed} and its regions by the fleet's
+ * @param routers             router instances: each routes the requests of its own requests partitions, with its own
+ *                            state, and (unless {@link Routers#isolated}) follows the others' decisions once
+ *                            they are committed (after the dispatch latency)
  */
 public record SimConfig(FleetSpec fleet, EngineProfile engine, long dispatchLatencyMs, long telemetryIntervalMs,
-                        long sloMs, long seed, long parkRetryMs, long parkedMaxMs, RoutingSettings routing) {
+                        long sloMs, long seed, long parkRetryMs, long parkedMaxMs, RoutingSettings routing, Routers routers) {
     public static final long DEFAULT_DISPATCH_LATENCY_MS = 20;
     public static final long DEFAULT_TELEMETRY_INTERVAL_MS = 250;
     public static final long DEFAULT_SLO_MS = 2_000;
@@ -33,6 +36,7 @@ public record SimConfig(FleetSpec fleet, EngineProfile engine, long dispatchLate
         Objects.requireNonNull(fleet, "fleet");
         Objects.requireNonNull(engine, "engine");
         Objects.requireNonNull(routing, "routing");
+        Objects.requireNonNull(routers, "routers");
         if (dispatchLatencyMs < 0) {
             throw new IllegalArgumentException("dispatch latency must not be negative, was " + dispatchLatencyMs);
         }
@@ -52,34 +56,52 @@ public record SimConfig(FleetSpec fleet, EngineProfile engine, long dispatchLate
     public static SimConfig defaults() {
         return new SimConfig(FleetSpec.defaults(), EngineProfile.LLAMA_8B_H100, DEFAULT_DISPATCH_LATENCY_MS,
                 DEFAULT_TELEMETRY_INTERVAL_MS, DEFAULT_SLO_MS, DEFAULT_SEED, DEFAULT_PARK_RETRY_MS, DEFAULT_PARKED_MAX_MS,
-                RoutingSettings.defaults());
+                RoutingSettings.defaults(), Routers.ONE);
     }
 
     public SimConfig withFleet(FleetSpec value) {
-        return new SimConfig(value, engine, dispatchLatencyMs, telemetryIntervalMs, sloMs, seed, parkRetryMs, parkedMaxMs, routing);
+        return new SimConfig(value, engine, dispatchLatencyMs, telemetryIntervalMs, sloMs, seed, parkRetryMs, parkedMaxMs, routing, routers);
     }
 
     public SimConfig withEngine(EngineProfile value) {
-        return new SimConfig(fleet, value, dispatchLatencyMs, telemetryIntervalMs, sloMs, seed, parkRetryMs, parkedMaxMs, routing);
+        return new SimConfig(fleet, value, dispatchLatencyMs, telemetryIntervalMs, sloMs, seed, parkRetryMs, parkedMaxMs, routing, routers);
     }
 
     public SimConfig withDispatchLatencyMs(long value) {
-        return new SimConfig(fleet, engine, value, telemetryIntervalMs, sloMs, seed, parkRetryMs, parkedMaxMs, routing);
+        return new SimConfig(fleet, engine, value, telemetryIntervalMs, sloMs, seed, parkRetryMs, parkedMaxMs, routing, routers);
     }
 
     public SimConfig withTelemetryIntervalMs(long value) {
-        return new SimConfig(fleet, engine, dispatchLatencyMs, value, sloMs, seed, parkRetryMs, parkedMaxMs, routing);
+        return new SimConfig(fleet, engine, dispatchLatencyMs, value, sloMs, seed, parkRetryMs, parkedMaxMs, routing, routers);
     }
 
     public SimConfig withSloMs(long value) {
-        return new SimConfig(fleet, engine, dispatchLatencyMs, telemetryIntervalMs, value, seed, parkRetryMs, parkedMaxMs, routing);
+        return new SimConfig(fleet, engine, dispatchLatencyMs, telemetryIntervalMs, value, seed, parkRetryMs, parkedMaxMs, routing, routers);
     }
 
     public SimConfig withSeed(long value) {
-        return new SimConfig(fleet, engine, dispatchLatencyMs, telemetryIntervalMs, sloMs, value, parkRetryMs, parkedMaxMs, routing);
+        return new SimConfig(fleet, engine, dispatchLatencyMs, telemetryIntervalMs, sloMs, value, parkRetryMs, parkedMaxMs, routing, routers);
     }
 
     public SimConfig withRouting(RoutingSettings value) {
-        return new SimConfig(fleet, engine, dispatchLatencyMs, telemetryIntervalMs, sloMs, seed, parkRetryMs, parkedMaxMs, value);
+        return new SimConfig(fleet, engine, dispatchLatencyMs, telemetryIntervalMs, sloMs, seed, parkRetryMs, parkedMaxMs, value, routers);
+    }
+
+    public SimConfig withRouters(Routers value) {
+        return new SimConfig(fleet, engine, dispatchLatencyMs, telemetryIntervalMs, sloMs, seed, parkRetryMs, parkedMaxMs, routing, value);
+    }
+
+    /**
+     * How many router instances share the requests, and whether each follows the others' decisions
+     * ({@code isolated}: each knows only its own placements, as before the router followed its peers).
+     */
+    public record Routers(int instances, boolean isolated) {
+        public static final Routers ONE = new Routers(1, false);
+
+        public Routers {
+            if (instances < 1) {
+                throw new IllegalArgumentException("router instances must be at least 1, was " + instances);
+            }
+        }
     }
 }

@@ -115,6 +115,24 @@ class SimulatorTest {
         assertThat(kvrouteWithout).isGreaterThanOrEqualTo(0.9 * Bounds.compute(tenants, withEvents).prefixHitRateUpper());
     }
 
+    /**
+     * Four router instances, each routing a quarter of the requests: knowing only its own
+     * placements, each finds a tenant's prefix only where it sent it itself; following the others'
+     * decisions, they keep the hit rate of one router.
+     */
+    @Test
+    void shouldKeepPrefixLocalityAcrossRouterInstancesThatFollowEachOther() {
+        List<TraceRequest> tenants = TenantWorkload.generate(TenantWorkload.Spec.llmdDefaults(600, 20, 42));
+        SimConfig one = SimConfig.defaults().withEngine(EngineProfile.LLAMA_8B_H100.withoutKvEvents());
+
+        double single = Simulator.run("kvroute", tenants, one).prefixHitRate();
+        double isolated = Simulator.run("kvroute", tenants, one.withRouters(new SimConfig.Routers(4, true))).prefixHitRate();
+        double following = Simulator.run("kvroute", tenants, one.withRouters(new SimConfig.Routers(4, false))).prefixHitRate();
+
+        assertThat(isolated).as("isolated instances, against one router's %s", single).isLessThan(0.8 * single);
+        assertThat(following).isGreaterThanOrEqualTo(0.95 * single);
+    }
+
     @Test
     void shouldChangeRandomisedChoicesWithTheSeed() {
         PolicyResult a = Simulator.run("power-of-two", TRACE, config.withSeed(1));

@@ -197,6 +197,19 @@ public final class KvAwarePolicy implements RoutingPolicy {
         lastRequest = null;
     }
 
+    /**
+     * A peer's placement joins the worker's backlog and arrival rate as this policy's own would,
+     * with the work this policy estimates for it there, and the request its prefix's demand.
+     */
+    @Override
+    public void onPeerPlaced(RouteRequest request, WorkerSnapshot worker, long decidedAtMs) {
+        int matched = state.cachedBlocks(worker, request, decidedAtMs);
+        Estimate e = estimate(request, worker, matched, matched, decidedAtMs);
+        history(worker.workerId()).placed(decidedAtMs, decidedAtMs + e.delayMs(), e.workMs(),
+                request.promptTokens() + request.maxTokens() / 2.0);
+        demand.add(request.hashes(), matched, decidedAtMs);
+    }
+
     /** Cheaper region first, then the lower score, then the smaller worker id. */
     private static boolean cheaper(Estimate e, Estimate other, RegionCatalog regions) {
         int byCost = Double.compare(regions.costPerMillionTokens(e.worker().region()),

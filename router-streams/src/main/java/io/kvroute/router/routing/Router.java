@@ -137,6 +137,17 @@ public final class Router {
         return new RoutingResult(Optional.of(placed), candidates, placed.reason());
     }
 
+    /**
+     * Accounts a placement another router instance made at {@code decidedAtMs} (read from its
+     * decision record) as if this one had made it: its pending load, its prefix claim and the
+     * policy's own history. Each instance routes only its requests partitions; without this, N
+     * instances each see 1/N of the fleet's recent placements and herd between telemetry updates.
+     */
+    public void followPeer(RouteRequest request, WorkerSnapshot worker, int partition, long decidedAtMs) {
+        policy.onPeerPlaced(request, worker, decidedAtMs);
+        state.recordPlacement(request, partition, worker, decidedAtMs);
+    }
+
     private PrefixLookups prepare(RouteRequest request) {
         long[] hashes = request.hashes();
         return new PrefixLookups(state.kvEventIndex().prepare(hashes), state.prefixIndex().prepare(hashes));

@@ -151,10 +151,15 @@ public final class RouterState {
      * blocks to the prefix index.
      */
     public void recordPlacement(RouteRequest request, Placement placement, WorkerSnapshot worker, long nowMs) {
+        recordPlacement(request, placement.partition(), worker, nowMs);
+    }
+
+    /** As {@link #recordPlacement(RouteRequest, Placement, WorkerSnapshot, long)}, on {@code worker}'s {@code partition}. */
+    public void recordPlacement(RouteRequest request, int partition, WorkerSnapshot worker, long nowMs) {
         int matched = cachedBlocks(worker, request, nowMs);
-        ledger.add(placement.workerId(), placement.partition(), request.uncachedTokens(matched),
+        ledger.add(worker.workerId(), partition, request.uncachedTokens(matched),
                 settings.kvBlocksNeeded(request, matched, worker.kvBlockTokens()), nowMs);
-        prefixIndex.record(placement.workerId(), request.hashes(), nowMs, nowMs + claimTrustMs(request.uncachedTokens(matched)));
+        prefixIndex.record(worker.workerId(), request.hashes(), nowMs, nowMs + claimTrustMs(request.uncachedTokens(matched)));
     }
 
     /**

@@ -6,7 +6,7 @@ import java.util.Optional;
 /**
  * A routing policy: a function of (request, candidates that passed {@link CandidateFilter}, now).
  * It may read the shared {@link RouterState} (pending load, prefix index) it was created with and
- * keep its own state, updated only through {@link #onPlaced}, so the same class runs in the
+ * keep its own state, updated only through {@link #onPlaced} and {@link #onPeerPlaced}, so the same class runs in the
  * Streams processor, in tests and in a discrete-event simulator.
  */
 public interface RoutingPolicy {
@@ -19,5 +19,13 @@ public interface RoutingPolicy {
 
     /** Called after {@code placement} was accepted, so stateful policies can advance. */
     default void onPlaced(RouteRequest request, Placement placement, long nowMs) {
+    }
+
+    /**
+     * Called when another router instance placed {@code request} on {@code worker} at
+     * {@code decidedAtMs} (before the router state accounts it), so that a stateful policy counts
+     * it as one of its own.
+     */
+    default void onPeerPlaced(RouteRequest request, WorkerSnapshot worker, long decidedAtMs) {
     }
 }

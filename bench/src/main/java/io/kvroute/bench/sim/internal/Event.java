@@ -8,6 +8,8 @@ record Event(long timeMs, long sequence, Kind kind, int gpu, int request, Object
         ARRIVAL,
         /** The router's parked-request punctuator fires. */
         PARK_RETRY,
+        /** Another router instance's committed decision reaches the others (the request index is the placed request's). */
+        PEER_DECISION,
         /** A worker consumes a dispatch record (dispatch latency after the decision). */
         CONSUMED,
         /** A consumed request reaches the worker's engine (the region delay later). */

@@ -65,7 +65,8 @@ public final class SimulationRun {
     private final List<TraceRequest> trace;
     private final SimConfig config;
     private final SimulationObserver observer;
-    private final Router router;
+    /** One per router instance: each routes the requests of its own requests partitions. */
+    private final Router[] routers;
     private final PriorityQueue<Event> queue = new PriorityQueue<>();
     private final TreeMap<String, WorkerSnapshot> view = new TreeMap<>();
     private final Collection<WorkerSnapshot> viewValues = view.values();
@@ -124,9 +125,12 @@ public final class SimulationRun {
         this.observer = observer;
         this.conditions = conditions;
         this.extended = conditions != Conditions.NONE;
-        RouterState state = new RouterState(config.routing(), new KvEventIndex(config.routing().kvEventIndexCapacity()),
-                conditions.regions());
-        this.router = new Router(Policies.create(policy, state), state);
+        this.routers = new Router[config.routers().instances()];
+        for (int i = 0; i < routers.length; i++) {
+            RouterState state = new RouterState(config.routing(), new KvEventIndex(config.routing().kvEventIndexCapacity()),
+                    conditions.regions());
+            routers[i] = new Router(Policies.create(policy, state), state);
+        }
         int n = this.trace.size();
         this.residency = new Residency(conditions.tenantRegions());
         this.quotas = new TenantQuotas(conditions.quotas(), QuotaLimits.NONE);
@@ -202,6 +206,7 @@ public final class SimulationRun {
         switch (e.kind()) {
             case ARRIVAL -> arrive(e.request(), now);
             case PARK_RETRY -> retryParked(now);
+            case PEER_DECISION -> peerDecision(e.request(), (PeerDecision) e.payload());
             case CONSUMED -> consumed(gpus.get(e.gpu()), e.request(), e.payload(), now);
             case DELIVERED -> delivered(gpus.get(e.gpu()), e.request(), e.payload(), now);
             case STEP -> step(gpus.get(e.gpu()), now);
@@ -338,12 +343,18 @@ public final class SimulationRun {
     }
 
     private boolean tryPlace(int index, long now) {
-        RoutingResult result = router.route(routeRequests[index], viewValues, now);
+        int instance = instanceOf(index);
+        RoutingResult result = routers[instance].route(routeRequests[index], viewValues, now);
         observer.onDecision(now, index, viewValues, result);
         if (result.placement().isEmpty()) {
             return false;
         }
         Placement placement = result.placement().get();
+        if (routers.length > 1 && !config.routers().isolated()) {
+            // the others read the decision record once its transaction commits, when the worker can read the dispatch
+            schedule(now + config.dispatchLatencyMs(), Event.Kind.PEER_DECISION, -1, index,
+                    new PeerDecision(instance, placement.workerId(), placement.partition(), now));
+        }
         SimulatedGpu[] slots = gpusByRegion.get(placement.region());
         if (slots == null || placement.partition() < 0 || placement.partition() >= slots.length) {
             throw new IllegalStateException("policy " + policy + " placed request " + index + " on unknown slot "
@@ -378,6 +389,24 @@ public final class SimulationRun {
             }
         }
         return Double.NaN;
+    }
+
+    /** The router instance routing the request: requests are keyed by id, so an instance's share does not depend on the prompt. */
+    private int instanceOf(int index) {
+        return routers.length == 1 ? 0 : Math.floorMod(Long.hashCode((index + 1) * 0x9E3779B97F4A7C15L), routers.length);
+    }
+
+    /** Every other instance follows a placement, on the worker as it now sees it (one it has not heard from yet is skipped). */
+    private void peerDecision(int index, PeerDecision decision) {
+        WorkerSnapshot worker = view.get(decision.workerId());
+        if (worker == null) {
+            return;
+        }
+        for (int i = 0; i < routers.length; i++) {
+            if (i != decision.instance()) {
+                routers[i].followPeer(routeRequests[index], worker, decision.partition(), decision.decidedAtMs());
+            }
+        }
     }
 
     /** The residency rule checked from the trace and the tenants' settings, not by the router's code. */
@@ -483,7 +512,9 @@ public final class SimulationRun {
 
     private void telemetryVisible(Telemetry telemetry) {
         if (telemetry.kvEvent() != null) {
-            router.state().kvEventIndex().apply(telemetry.kvEvent());
+            for (Router router : routers) {
+                router.state().kvEventIndex().apply(telemetry.kvEvent());
+            }
         }
         WorkerSnapshot snapshot = telemetry.snapshot();
         WorkerSnapshot previous = view.get(snapshot.workerId());
@@ -519,8 +550,12 @@ public final class SimulationRun {
     /** Scenario: a 429 reached the router: cool the worker (or its whole pool) and route the request again. */
     private void rateLimitedAnswer(SimulatedGpu gpu, int index, long retryAfterMs, long now) {
         rateLimitedAnswers++;
-        boolean shared = router.state().regions().sharedRateLimit(gpu.region);
-        long until = router.state().cooldowns().onRateLimited(gpu.workerId, gpu.region, retryAfterMs, shared, now);
+        boolean shared = routers[0].state().regions().sharedRateLimit(gpu.region);
+        long until = Long.MIN_VALUE;
+        // every instance hears of the cool-down (the worker's telemetry carries it)
+        for (Router router : routers) {
+            until = router.state().cooldowns().onRateLimited(gpu.workerId, gpu.region, retryAfterMs, shared, now);
+        }
         long end = coolingEndByRegion.getOrDefault(gpu.region, Long.MIN_VALUE);
         if (until > end) {
             cooldownMsByRegion.merge(gpu.region, until - Math.max(now, end), Long::sum);
@@ -635,6 +670,9 @@ public final class SimulationRun {
     }
 
     private record Parked(int index, long parkedAtMs) {
+    }
+
+    private record PeerDecision(int instance, String workerId, int partition, long decidedAtMs) {
     }
 
     private record Telemetry(WorkerSnapshot snapshot, KvEvent kvEvent) {
