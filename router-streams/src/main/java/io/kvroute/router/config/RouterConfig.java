@@ -323,12 +323,6 @@ public final class RouterConfig {
             throw new ConfigException(KAFKA_PREFIX + StreamsConfig.PROCESSING_GUARANTEE_CONFIG, guarantee,
                     "the router always runs exactly_once_v2; remove this setting");
         }
-        Object threads = kafkaOverrides.get(StreamsConfig.NUM_STREAM_THREADS_CONFIG);
-        if (threads != null && !"1".equals(threads.toString().trim())) {
-            // every routing task of an instance shares one Router, whose state is single-threaded
-            throw new ConfigException(KAFKA_PREFIX + StreamsConfig.NUM_STREAM_THREADS_CONFIG, threads,
-                    "the router runs one stream thread (its routing state is not thread-safe); run more router instances to scale out");
-        }
         for (String owned : List.of(StreamsConfig.APPLICATION_ID_CONFIG, StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, StreamsConfig.STATE_DIR_CONFIG)) {
             if (kafkaOverrides.containsKey(owned)) {
                 throw new ConfigException(KAFKA_PREFIX + owned, kafkaOverrides.get(owned),

@@ -74,16 +74,8 @@ class RouterConfigTest {
 
     @Test
     void shouldPassKafkaSettingsThrough() {
-        Properties streams = with("kafka.replication.factor", "3").streamsProperties();
-        assertThat(streams.getProperty("replication.factor")).isEqualTo("3");
-    }
-
-    @Test
-    void shouldRefuseMoreThanOneStreamThread() {
-        assertThatThrownBy(() -> with("kafka.num.stream.threads", "2"))
-                .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("kafka.num.stream.threads").hasMessageContaining("2").hasMessageContaining("router instances");
-        assertThat(with("kafka.num.stream.threads", "1").streamsProperties().getProperty("num.stream.threads")).isEqualTo("1");
+        Properties streams = with("kafka.num.stream.threads", "2").streamsProperties();
+        assertThat(streams.getProperty("num.stream.threads")).isEqualTo("2");
     }
 
     @Test
