@@ -5,6 +5,8 @@ import io.kvroute.platform.metrics.PrometheusEndpoint;
 import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.errors.ProducerGlobalDeadLetters;
 import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.router.peers.PeerDecisionFollower;
+import io.kvroute.router.routing.PeerPlacements;
 import io.kvroute.router.topology.RouterTopology;
 import io.kvroute.schemas.serde.Serdes;
 import io.kvroute.schemas.topics.KvrouteTopics;
@@ -18,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -25,6 +28,8 @@ import java.util.concurrent.TimeoutException;
 import io.kvroute.platform.kafka.TopicCreator;
 import io.kvroute.schemas.topics.TopicSpec;
 import io.kvroute.schemas.v1.InferenceRequest;
+import io.kvroute.schemas.v1.RoutingDecision;
+import io.micrometer.core.instrument.FunctionCounter;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.streams.CloseOptions;
@@ -48,16 +53,23 @@ public final class RouterApp implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RouterApp.class);
     private static final Duration TOPIC_CHECK_TIMEOUT = Duration.ofSeconds(30);
     private static final long ADMISSION_RETENTION_MS = 7L * 86_400_000;
+    /** Other instances' placements waiting for the routing thread: a few seconds of a busy fleet's decisions. */
+    private static final int PEER_INBOX_CAPACITY = 100_000;
 
     private final RouterConfig config;
     private final KafkaStreams streams;
     private final KafkaStreamsMetrics streamsMetrics;
     private final PrometheusEndpoint endpoint;
     private final ProducerGlobalDeadLetters globalDeadLetters;
+    private final String instance;
+    private final PeerPlacements peers;
     private final Object stateMonitor = new Object();
+    private volatile PeerDecisionFollower peerFollower;
 
     private RouterApp(RouterConfig config, KafkaStreams streams, KafkaStreamsMetrics streamsMetrics, PrometheusEndpoint endpoint,
-                      ProducerGlobalDeadLetters globalDeadLetters) {
+                      ProducerGlobalDeadLetters globalDeadLetters, String instance, PeerPlacements peers) {
+        this.instance = instance;
+        this.peers = peers;
         this.config = config;
         this.streams = streams;
         this.streamsMetrics = streamsMetrics;
@@ -77,7 +89,14 @@ public final class RouterApp implements AutoCloseable {
         Serdes serdes = new Serdes(config.serdeConfig());
         ProducerGlobalDeadLetters globalDeadLetters = new ProducerGlobalDeadLetters(config.adminConfig(),
                 config.topics().deadLetters().name(), config.applicationId() + "-global-dlq");
-        KafkaStreams streams = new KafkaStreams(RouterTopology.build(config, serdes, metrics, globalDeadLetters),
+        // one id per process: its decision records say which instance made them, and it skips its own
+        String instance = UUID.randomUUID().toString();
+        PeerPlacements peers = new PeerPlacements(PEER_INBOX_CAPACITY);
+        FunctionCounter.builder("kvroute.router.peer.placements.followed", peers, PeerPlacements::followed)
+                .description("other router instances' placements this one accounted as its own").register(registry);
+        FunctionCounter.builder("kvroute.router.peer.placements.dropped", peers, PeerPlacements::dropped)
+                .description("other instances' placements dropped because the routing thread fell behind").register(registry);
+        KafkaStreams streams = new KafkaStreams(RouterTopology.build(config, serdes, metrics, globalDeadLetters, peers, instance),
                 config.streamsProperties());
         KafkaStreamsMetrics streamsMetrics = new KafkaStreamsMetrics(streams);
         streamsMetrics.bindTo(registry);
@@ -90,7 +109,7 @@ public final class RouterApp implements AutoCloseable {
             globalDeadLetters.close();
             throw e;
         }
-        RouterApp app = new RouterApp(config, streams, streamsMetrics, endpoint, globalDeadLetters);
+        RouterApp app = new RouterApp(config, streams, streamsMetrics, endpoint, globalDeadLetters, instance, peers);
         streams.setStateListener((newState, oldState) -> {
             LOG.info("router {} state {} -> {}", config.applicationId(), oldState, newState);
             synchronized (app.stateMonitor) {
@@ -103,6 +122,8 @@ public final class RouterApp implements AutoCloseable {
         });
         try {
             streams.start();
+            app.peerFollower = PeerDecisionFollower.start(config.adminConfig(),
+                    serdes.valueSerde(RoutingDecision.class).deserializer(), config.topics().decisions().name(), instance, peers);
         } catch (RuntimeException e) {
             app.close();
             throw e;
@@ -173,6 +194,22 @@ public final class RouterApp implements AutoCloseable {
         return config;
     }
 
+    /** This process's router instance id, in its decision records. */
+    public String instance() {
+        return instance;
+    }
+
+    /** Other instances' placements queued for and followed by this one. */
+    public PeerPlacements peers() {
+        return peers;
+    }
+
+    /** Waits until this instance reads the other instances' new decisions; false if the timeout passed first. */
+    public boolean awaitFollowingPeers(Duration timeout) throws InterruptedException {
+        PeerDecisionFollower follower = peerFollower;
+        return follower != null && follower.awaitPositioned(timeout);
+    }
+
     public KafkaStreams.State state() {
         return streams.state();
     }
@@ -216,6 +253,9 @@ public final class RouterApp implements AutoCloseable {
     /** Leaves the consumer group (so a restart does not wait out the session timeout) and stops. */
     @Override
     public void close() {
+        if (peerFollower != null) {
+            peerFollower.close();
+        }
         boolean clean = streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
                 .withTimeout(Duration.ofMillis(config.closeTimeoutMs())));
         if (!clean) {

@@ -153,6 +153,59 @@ class RouterAppIntegrationTest {
         }
     }
 
+    /**
+     * Another router instance's decision, written to the decisions topic, reaches this one through
+     * the real broker and registry, and this instance's next request avoids the worker it loaded.
+     */
+    @Test
+    void shouldFollowAnotherRouterInstancesDecisionsFromTheDecisionsTopic() throws Exception {
+        String prefix = "it-" + UUID.randomUUID().toString().substring(0, 8);
+        KvrouteTopics topics = new KvrouteTopics(prefix, 2);
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", TestKafka.bootstrapServers()))) {
+            new TopicCreator(admin, (short) 1).ensure(topics.all(Map.of("us-east", 2)));
+        }
+        Serdes serdes = Serdes.forRegistryUrl(TestRegistry.url());
+
+        try (RouterApp app = RouterApp.start(Settings.of(settings(prefix)));
+             KafkaProducer<String, Object> producer = producer(serdes)) {
+            assertThat(app.awaitRunning(Duration.ofSeconds(60))).isTrue();
+            assertThat(app.awaitFollowingPeers(Duration.ofSeconds(30))).isTrue();
+            for (int partition = 0; partition < 2; partition++) {
+                String worker = "east-" + (partition + 1);
+                producer.send(new ProducerRecord<>(topics.workerTelemetry().name(), worker, WorkerTelemetry.newBuilder()
+                        .setWorkerId(worker).setRegion("us-east").setModels(List.of("llama-3.1-8b"))
+                        .setOwnedPartitions(List.of(partition)).setKvBlocksTotal(28_000).setKvBlocksUsed(0).setKvUsage(0.0)
+                        .setRunningRequests(0).setWaitingRequests(0).setStatus(WorkerStatus.HEALTHY)
+                        .setObservedAtMs(System.currentTimeMillis()).build())).get();
+            }
+            List<Long> hashes = new ArrayList<>();
+            for (long h = 0; h < 90; h++) {
+                hashes.add(5_000 + h);
+            }
+            RoutingDecision peers = RoutingDecision.newBuilder()
+                    .setRequestId("peer-req").setTenant("tenant-b").setModel("llama-3.1-8b").setOutcome(DecisionOutcome.DISPATCHED)
+                    .setRegion("us-east").setPartition(0).setWorkerId("east-1").setPolicy("kvroute").setReason("peer")
+                    .setDecidedAtMs(System.currentTimeMillis()).setRouterInstance("another-instance")
+                    .setPromptTokens(6_000).setMaxTokens(200).setPrefixBlockTokens(64).setPrefixBlockHashes(hashes)
+                    .build();
+            producer.send(new ProducerRecord<>(topics.decisions().name(), "peer-req", peers)).get();
+            await().atMost(Duration.ofSeconds(30)).until(() -> app.peers().queued() == 1);
+
+            InferenceRequest request = InferenceRequest.newBuilder()
+                    .setRequestId("it-mine").setTenant("tenant-it").setModel("llama-3.1-8b").setPrompt("Hello there")
+                    .setMaxTokens(16).setPrefixBlockHashes(List.of(1L, 2L)).setPromptTokenEstimate(3)
+                    .setSubmittedAtMs(System.currentTimeMillis()).build();
+            producer.send(new ProducerRecord<>(topics.requests().name(), "it-mine", request)).get();
+
+            RoutingDecision mine = readAtLeastOne(topics.decisions().name(), serdes.valueSerde(RoutingDecision.class).deserializer())
+                    .stream().map(ConsumerRecord::value).filter(d -> d.getRequestId().equals("it-mine")).findFirst().orElseThrow();
+            assertThat(mine.getCandidatesConsidered()).as("both workers' telemetry had arrived").isEqualTo(2);
+            assertThat(mine.getWorkerId()).as("east-1 runs the other instance's 6,000-token prefill").isEqualTo("east-2");
+            assertThat(mine.getRouterInstance()).isEqualTo(app.instance());
+            assertThat(app.peers().followed()).isEqualTo(1);
+        }
+    }
+
     @Test
     void shouldFailFastWhenTheRequestsTopicIsMissing() {
         Map<String, String> s = settings("missing-" + UUID.randomUUID().toString().substring(0, 8));
@@ -172,6 +225,8 @@ class RouterAppIntegrationTest {
                 data instanceof byte[] raw ? raw
                         : data instanceof WorkerTelemetry t
                         ? serdes.valueSerde(WorkerTelemetry.class).serializer().serialize(topic, t)
+                        : data instanceof RoutingDecision d
+                        ? serdes.valueSerde(RoutingDecision.class).serializer().serialize(topic, d)
                         : serdes.valueSerde(InferenceRequest.class).serializer().serialize(topic, (InferenceRequest) data);
         return new KafkaProducer<>(config, new StringSerializer(), values);
     }

@@ -5,6 +5,7 @@ import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.errors.GlobalDeadLetters;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.routing.FleetView;
+import io.kvroute.router.routing.PeerPlacements;
 import io.kvroute.router.routing.Router;
 import io.kvroute.router.topology.internal.AdmissionProcessor;
 import io.kvroute.router.topology.internal.AdmissionRecords;
@@ -106,6 +107,15 @@ public final class RouterTopology {
 
     /** As {@link #build(RouterConfig, Serdes, RouterMetrics)}; refused telemetry and KV events go to {@code deadLetters}. */
     public static Topology build(RouterConfig config, Serdes serdes, RouterMetrics metrics, GlobalDeadLetters deadLetters) {
+        return build(config, serdes, metrics, deadLetters, PeerPlacements.none(), "");
+    }
+
+    /**
+     * As {@link #build(RouterConfig, Serdes, RouterMetrics, GlobalDeadLetters)}, for router instance
+     * {@code routerInstance}, which follows the other instances' placements queued in {@code peers}.
+     */
+    public static Topology build(RouterConfig config, Serdes serdes, RouterMetrics metrics, GlobalDeadLetters deadLetters,
+                                 PeerPlacements peers, String routerInstance) {
         KvrouteTopics topics = config.topics();
         Serde<InferenceRequest> requestSerde = serdes.valueSerde(InferenceRequest.class);
         Serde<WorkerTelemetry> telemetrySerde = serdes.valueSerde(WorkerTelemetry.class);
@@ -179,7 +189,7 @@ public final class RouterTopology {
                 () -> new RoutingProcessor(router, telemetryTopic, telemetrySerde.deserializer(),
                         new Parking(config.parkedRetryMs(), config.parkedMaxMs(), config.parkedMaxCount()),
                         Replacement.of(config.replacePatienceMs(), config.dedupRetentionMs()), metrics, fleet,
-                        fairShares, admission),
+                        fairShares, admission, peers, routerInstance),
                 admission ? TopologyNames.ADMITTED_SOURCE : TopologyNames.INTAKE, TopologyNames.RESULT_TRACKER);
         topology.addStateStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TopologyNames.IN_FLIGHT_STORE),

@@ -2,7 +2,9 @@ package io.kvroute.router.topology;
 
 import io.kvroute.platform.config.Settings;
 import io.kvroute.router.config.RouterConfig;
+import io.kvroute.router.errors.GlobalDeadLetters;
 import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.router.routing.PeerPlacements;
 import io.kvroute.router.topology.internal.TopologyNames;
 import io.kvroute.schemas.serde.Serdes;
 import io.kvroute.schemas.v1.CancelRequest;
@@ -32,10 +34,14 @@ import org.apache.kafka.streams.state.KeyValueStore;
 /** A TopologyTestDriver over the router's topology with regions us-east, eu-west and provider, and a wall clock to advance. */
 final class TopologyHarness implements AutoCloseable {
     static final long T0 = 1_800_000_000_000L;
+    /** The router instance id the harness's router writes in its decisions. */
+    static final String INSTANCE = "instance-a";
 
     final RouterConfig config;
     final Serdes serdes;
     final RouterMetrics metrics = new RouterMetrics(new SimpleMeterRegistry());
+    /** Other router instances' placements, as its peer follower would queue them. */
+    final PeerPlacements peers = new PeerPlacements(1_000);
     final TopologyTestDriver driver;
     final TestInputTopic<String, InferenceRequest> requests;
     final TestInputTopic<String, WorkerTelemetry> telemetry;
@@ -59,8 +65,8 @@ final class TopologyHarness implements AutoCloseable {
         settings.putAll(extra);
         config = RouterConfig.from(Settings.of(settings));
         serdes = new Serdes(config.serdeConfig());
-        driver = new TopologyTestDriver(RouterTopology.build(config, serdes, metrics), config.streamsProperties(),
-                Instant.ofEpochMilli(T0));
+        driver = new TopologyTestDriver(RouterTopology.build(config, serdes, metrics, GlobalDeadLetters.none(), peers, INSTANCE),
+                config.streamsProperties(), Instant.ofEpochMilli(T0));
         var topics = config.topics();
         requests = driver.createInputTopic(topics.requests().name(), new StringSerializer(),
                 serdes.valueSerde(InferenceRequest.class).serializer());

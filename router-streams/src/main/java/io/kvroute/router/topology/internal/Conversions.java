@@ -1,6 +1,7 @@
 package io.kvroute.router.topology.internal;
 
 import io.kvroute.router.admission.RequestValidator;
+import io.kvroute.router.routing.PeerPlacements;
 import io.kvroute.router.routing.Placement;
 import io.kvroute.router.routing.RouteRequest;
 import io.kvroute.router.routing.ScoredCandidate;
@@ -20,6 +21,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /** Maps between the Avro records on the wire and the Kafka-free routing model. */
 public final class Conversions {
@@ -61,9 +63,18 @@ public final class Conversions {
                 .build();
     }
 
-    public static RoutingDecision dispatchedDecision(InferenceRequest request, Placement placement, String policy,
-                                                     int candidates, long nowMs) {
+    /**
+     * A DISPATCHED decision of router instance {@code routerInstance}; it carries the request's sizes
+     * and block hashes so that the other instances can follow it ({@link #toPeerPlacement}).
+     */
+    public static RoutingDecision dispatchedDecision(InferenceRequest request, RouteRequest routed, Placement placement, String policy,
+                                                     int candidates, String routerInstance, long nowMs) {
         return RoutingDecision.newBuilder()
+                .setRouterInstance(routerInstance)
+                .setPromptTokens(routed.promptTokens())
+                .setMaxTokens(routed.maxTokens())
+                .setPrefixBlockTokens(routed.blockTokens())
+                .setPrefixBlockHashes(request.getPrefixBlockHashes() == null ? List.of() : request.getPrefixBlockHashes())
                 .setRequestId(request.getRequestId())
                 .setTenant(nullToEmpty(request.getTenant()))
                 .setModel(nullToEmpty(request.getModel()))
@@ -81,6 +92,27 @@ public final class Conversions {
                 .setReason(placement.reason())
                 .setDecidedAtMs(nowMs)
                 .build();
+    }
+
+    /**
+     * The placement another router instance's decision record tells, for this instance to follow;
+     * empty for its own decisions, refusals, and decisions of routers older than peer following
+     * (no instance or sizes in them).
+     */
+    public static Optional<PeerPlacements.PeerPlacement> toPeerPlacement(RoutingDecision d, String ownInstance) {
+        if (d.getOutcome() != DecisionOutcome.DISPATCHED || d.getWorkerId() == null || d.getPartition() == null
+                || d.getRouterInstance().isEmpty() || d.getRouterInstance().equals(ownInstance) || d.getPromptTokens() <= 0
+                || d.getPrefixBlockTokens() <= 0) {
+            return Optional.empty();
+        }
+        List<Long> hashes = d.getPrefixBlockHashes();
+        long[] blocks = new long[hashes.size()];
+        for (int i = 0; i < blocks.length; i++) {
+            blocks[i] = hashes.get(i);
+        }
+        RouteRequest request = new RouteRequest(d.getRequestId(), d.getTenant(), d.getModel(), d.getPromptTokens(), blocks,
+                d.getPrefixBlockTokens(), Math.max(1, d.getMaxTokens()), null, null, RouteRequest.NO_DEADLINE);
+        return Optional.of(new PeerPlacements.PeerPlacement(request, d.getWorkerId(), d.getPartition(), d.getDecidedAtMs()));
     }
 
     /** A decision that refuses a request; {@code request} may be null when it could not be decoded. */

@@ -3,6 +3,7 @@ package io.kvroute.router.topology.internal;
 import io.kvroute.router.admission.Rejection;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.routing.FleetView;
+import io.kvroute.router.routing.PeerPlacements;
 import io.kvroute.router.routing.Placement;
 import io.kvroute.router.routing.RouteRequest;
 import io.kvroute.router.routing.Router;
@@ -79,7 +80,9 @@ import org.slf4j.LoggerFactory;
  * requests partition they came from; calls into it are serialised on the router. It lives in
  * memory and starts empty after a restart: it is not rebuilt from the decisions topic. It fills
  * again from new placements, and telemetry soon reflects the old ones. Router instances on
- * other machines have their own ledgers, so each sees only its own share of a burst.
+ * other machines have their own routers; each follows the others' DISPATCHED decisions
+ * ({@link PeerPlacements}, read from the decisions topic as they commit) before its next decision,
+ * so that none sees only its own share of a burst or of a tenant's prefix.
  */
 public final class RoutingProcessor implements Processor<String, Object, Object, Object> {
     private static final Logger LOG = LoggerFactory.getLogger(RoutingProcessor.class);
@@ -97,6 +100,8 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
     static final long HANDED_BACK_EXCLUSION_MS = 5_000;
 
     private final Router router;
+    private final PeerPlacements peers;
+    private final String routerInstance;
     private final String policyName;
     private final String telemetryTopic;
     private final Deserializer<WorkerTelemetry> telemetryDeserializer;
@@ -139,6 +144,20 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
                             Deserializer<WorkerTelemetry> telemetryDeserializer, Parking parking,
                             Replacement replacement, RouterMetrics metrics, FleetView fleet, FairShares fairShares,
                             boolean releaseQuotas) {
+        this(router, telemetryTopic, telemetryDeserializer, parking, replacement, metrics, fleet, fairShares, releaseQuotas,
+                PeerPlacements.none(), "");
+    }
+
+    /**
+     * @param peers          other router instances' placements, followed before each decision
+     * @param routerInstance this instance's id, written in its decision records for the others
+     */
+    public RoutingProcessor(Router router, String telemetryTopic,
+                            Deserializer<WorkerTelemetry> telemetryDeserializer, Parking parking,
+                            Replacement replacement, RouterMetrics metrics, FleetView fleet, FairShares fairShares,
+                            boolean releaseQuotas, PeerPlacements peers, String routerInstance) {
+        this.peers = peers;
+        this.routerInstance = routerInstance;
         this.fairShares = fairShares;
         this.releaseQuotas = releaseQuotas;
         this.fleet = fleet;
@@ -214,6 +233,7 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
         long started = System.nanoTime();
         RoutingResult result;
         synchronized (router) {
+            peers.drainInto(router, fleet::get);
             result = router.route(routeRequest, workers, now);
         }
         metrics.decisionTook(Duration.ofNanos(System.nanoTime() - started));
@@ -228,8 +248,8 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
         String id = request.getRequestId();
         DispatchedRequest dispatched = Conversions.dispatched(request, placement, policyName, now);
         dispatched.setAttempt(attempt);
-        RoutingDecision decision = Conversions.dispatchedDecision(request, placement, policyName,
-                result.candidates().candidates().size(), now);
+        RoutingDecision decision = Conversions.dispatchedDecision(request, routeRequest, placement, policyName,
+                result.candidates().candidates().size(), routerInstance, now);
         decision.setAttempt(attempt);
         decision.setReason(reasonPrefix + decision.getReason());
         context.forward(new Record<Object, Object>(id, dispatched, now, new RecordHeaders()), TopologyNames.DISPATCH_SINK);
