@@ -40,7 +40,7 @@ public final class DynamoKvPolicy implements RoutingPolicy {
         if (candidates.isEmpty()) {
             return Optional.empty();
         }
-        List<ScoredWorker> ranked = ScoredWorker.rank(candidates, worker -> score(request, worker, nowMs), ScoredWorker.LOWEST_FIRST);
+        List<ScoredWorker> ranked = ScoredWorker.rank(candidates, worker -> score(request, worker, nowMs), ScoredWorker.lowestFirst(state.tieBreak()));
         ScoredWorker best = ranked.get(0);
         return Optional.of(ScoredWorker.placement(state, ranked, nowMs, String.format(
                 "lowest KV cost %.1f blocks; %d prefix blocks reported cached", best.score(), best.matched())));

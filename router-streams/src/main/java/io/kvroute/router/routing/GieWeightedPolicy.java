@@ -66,7 +66,7 @@ public final class GieWeightedPolicy implements RoutingPolicy {
             components.put("queue_depth", (double) queues[i]);
             ranked.add(new ScoredWorker(worker, score, matched, components));
         }
-        ranked.sort(ScoredWorker.HIGHEST_FIRST);
+        ranked.sort(ScoredWorker.highestFirst(state.tieBreak()));
         ScoredWorker best = ranked.get(0);
         return Optional.of(ScoredWorker.placement(state, ranked, nowMs, String.format(
                 "highest weighted score %.3f (queue %.2f, kv %.2f, prefix %.2f)", best.score(),

@@ -59,7 +59,7 @@ import java.util.Optional;
  * flight, as the worker's events also tell evictions; for one that does not, all of them
  * ({@link RouterState#cachedBlocks});
  * decoding sequences from telemetry plus the {@link PendingLoadLedger}, so a burst spreads instead
- * of herding. Ties go to the lexicographically smallest worker id; the partition is the worker's
+ * of herding. Ties go by the instance's {@link TieBreak} (the smallest worker id for a single router); the partition is the worker's
  * least pending one.
  */
 public final class KvAwarePolicy implements RoutingPolicy {
@@ -154,8 +154,8 @@ public final class KvAwarePolicy implements RoutingPolicy {
                     e = e.withFutureGain(gainIfEmptyMs * freeCacheShare(e.worker(), request));
                 }
             }
-            insert(top, e);
-            if (byPrice && e.ttftMs() <= targetMs && (cheapest == null || cheaper(e, cheapest, regions))) {
+            insert(top, e, state.tieBreak());
+            if (byPrice && e.ttftMs() <= targetMs && (cheapest == null || cheaper(e, cheapest, regions, state.tieBreak()))) {
                 cheapest = e;
             }
         }
@@ -210,20 +210,20 @@ public final class KvAwarePolicy implements RoutingPolicy {
         demand.add(request.hashes(), matched, decidedAtMs);
     }
 
-    /** Cheaper region first, then the lower score, then the smaller worker id. */
-    private static boolean cheaper(Estimate e, Estimate other, RegionCatalog regions) {
+    /** Cheaper region first, then the lower score, then the instance's tie-break. */
+    private static boolean cheaper(Estimate e, Estimate other, RegionCatalog regions, TieBreak tieBreak) {
         int byCost = Double.compare(regions.costPerMillionTokens(e.worker().region()),
                 regions.costPerMillionTokens(other.worker().region()));
-        return byCost < 0 || (byCost == 0 && e.before(other));
+        return byCost < 0 || (byCost == 0 && e.before(other, tieBreak));
     }
 
-    /** Inserts {@code e} into the ascending array {@code top} if it ranks (score, then worker id) among its entries. */
-    private static void insert(Estimate[] top, Estimate e) {
+    /** Inserts {@code e} into the ascending array {@code top} if it ranks (score, then tie-break) among its entries. */
+    private static void insert(Estimate[] top, Estimate e, TieBreak tieBreak) {
         int i = top.length - 1;
-        if (top[i] != null && !e.before(top[i])) {
+        if (top[i] != null && !e.before(top[i], tieBreak)) {
             return;
         }
-        while (i > 0 && (top[i - 1] == null || e.before(top[i - 1]))) {
+        while (i > 0 && (top[i - 1] == null || e.before(top[i - 1], tieBreak))) {
             top[i] = top[i - 1];
             i--;
         }
@@ -356,9 +356,9 @@ public final class KvAwarePolicy implements RoutingPolicy {
             return prefillMs + hostLoadMs + decodeMs;
         }
 
-        boolean before(Estimate other) {
+        boolean before(Estimate other, TieBreak tieBreak) {
             int byScore = Double.compare(score(), other.score());
-            return byScore < 0 || (byScore == 0 && worker.workerId().compareTo(other.worker.workerId()) < 0);
+            return byScore < 0 || (byScore == 0 && tieBreak.before(worker.workerId(), other.worker.workerId()));
         }
 
         Map<String, Double> components() {

@@ -16,14 +16,16 @@ import java.util.Optional;
 public final class LMetricPolicy implements RoutingPolicy {
     public static final String NAME = "lmetric";
 
-    private static final Comparator<ScoredWorker> ORDER = Comparator.comparingDouble(ScoredWorker::score)
-            .thenComparingDouble(s -> s.components().get("new_prefill_tokens"))
-            .thenComparing(ScoredWorker::workerId);
 
     private final RouterState state;
 
+    private final Comparator<ScoredWorker> order;
+
     public LMetricPolicy(RouterState state) {
         this.state = state;
+        this.order = Comparator.comparingDouble(ScoredWorker::score)
+                .thenComparingDouble(s -> s.components().get("new_prefill_tokens"))
+                .thenComparing(ScoredWorker::workerId, state.tieBreak().workerIds());
     }
 
     @Override
@@ -46,7 +48,7 @@ public final class LMetricPolicy implements RoutingPolicy {
         if (candidates.isEmpty()) {
             return Optional.empty();
         }
-        List<ScoredWorker> ranked = ScoredWorker.rank(candidates, worker -> score(request, worker, nowMs), ORDER);
+        List<ScoredWorker> ranked = ScoredWorker.rank(candidates, worker -> score(request, worker, nowMs), order);
         ScoredWorker best = ranked.get(0);
         return Optional.of(ScoredWorker.placement(state, ranked, nowMs, String.format(
                 "lowest new prefill x batch = %.0f x %.0f", best.components().get("new_prefill_tokens"),

@@ -29,7 +29,7 @@ public final class LeastQueuePolicy implements RoutingPolicy {
         long bestLoad = Long.MAX_VALUE;
         for (WorkerSnapshot worker : candidates) {
             long load = (long) worker.running() + worker.waiting() + state.pending(worker, nowMs).requests();
-            if (load < bestLoad || (load == bestLoad && worker.workerId().compareTo(best.workerId()) < 0)) {
+            if (load < bestLoad || (load == bestLoad && state.tieBreak().before(worker.workerId(), best.workerId()))) {
                 best = worker;
                 bestLoad = load;
             }

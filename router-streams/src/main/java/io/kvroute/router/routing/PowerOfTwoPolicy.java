@@ -58,7 +58,7 @@ public final class PowerOfTwoPolicy implements RoutingPolicy {
             components.put("pending_requests", (double) state.pending(worker, nowMs).requests());
             ranked.add(new ScoredWorker(worker, load, state.matchedBlocks(worker, request), components));
         }
-        ranked.sort(ScoredWorker.LOWEST_FIRST);
+        ranked.sort(ScoredWorker.lowestFirst(state.tieBreak()));
         String reason = ranked.size() == 1 ? "only candidate"
                 : String.format("less loaded of two drawn (%.0f vs %.0f)", ranked.get(0).score(), ranked.get(1).score());
         return Optional.of(ScoredWorker.placement(state, ranked, nowMs, reason));

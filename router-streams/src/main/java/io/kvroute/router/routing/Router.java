@@ -39,7 +39,12 @@ public final class Router {
 
     /** A router whose policy accounts for the regions' delays and prices ({@code kvroute} only). */
     public static Router create(String policyName, RoutingSettings settings, RegionCatalog regions) {
-        RouterState state = new RouterState(settings, new KvEventIndex(settings.kvEventIndexCapacity()), regions);
+        return create(policyName, settings, regions, TieBreak.BY_ID);
+    }
+
+    /** As {@link #create(String, RoutingSettings, RegionCatalog)}, breaking ties as {@code tieBreak} orders workers. */
+    public static Router create(String policyName, RoutingSettings settings, RegionCatalog regions, TieBreak tieBreak) {
+        RouterState state = new RouterState(settings, new KvEventIndex(settings.kvEventIndexCapacity()), regions, tieBreak);
         return new Router(Policies.create(policyName, state), state);
     }
 

@@ -22,6 +22,7 @@ public final class RouterState {
     private final ApproximatePrefixIndex prefixIndex;
     private final KvEventIndex kvEventIndex;
     private final RegionCatalog regions;
+    private final TieBreak tieBreak;
     private final Cooldowns cooldowns = new Cooldowns();
     /**
      * Pending load per snapshot instance at {@link #pendingAtMs}, while the ledger has had no new
@@ -43,6 +44,12 @@ public final class RouterState {
 
     /** A state whose placements account for the regions' delays and prices. */
     public RouterState(RoutingSettings settings, KvEventIndex kvEventIndex, RegionCatalog regions) {
+        this(settings, kvEventIndex, regions, TieBreak.BY_ID);
+    }
+
+    /** As {@link #RouterState(RoutingSettings, KvEventIndex, RegionCatalog)}; the policies break ties by {@code tieBreak}. */
+    public RouterState(RoutingSettings settings, KvEventIndex kvEventIndex, RegionCatalog regions, TieBreak tieBreak) {
+        this.tieBreak = tieBreak;
         this.settings = settings;
         this.ledger = new PendingLoadLedger(settings.ledgerGraceMs(), settings.ledgerMaxAgeMs());
         this.prefixIndex = new ApproximatePrefixIndex(settings.prefixIndexCapacity());
@@ -62,6 +69,11 @@ public final class RouterState {
 
     public RoutingSettings settings() {
         return settings;
+    }
+
+    /** How this instance's policies order workers whose scores tie. */
+    public TieBreak tieBreak() {
+        return tieBreak;
     }
 
     public PendingLoadLedger ledger() {

@@ -14,13 +14,15 @@ record ScoredWorker(WorkerSnapshot worker, double score, int matched, Map<String
     /** Candidates listed in a decision. */
     static final int TOP_CANDIDATES = 3;
 
-    /** Lowest score first, then smallest worker id. */
-    static final Comparator<ScoredWorker> LOWEST_FIRST =
-            Comparator.comparingDouble(ScoredWorker::score).thenComparing(s -> s.worker().workerId());
+    /** Lowest score first, then the instance's tie-break. */
+    static Comparator<ScoredWorker> lowestFirst(TieBreak tieBreak) {
+        return Comparator.comparingDouble(ScoredWorker::score).thenComparing(ScoredWorker::workerId, tieBreak.workerIds());
+    }
 
-    /** Highest score first, then smallest worker id. */
-    static final Comparator<ScoredWorker> HIGHEST_FIRST =
-            Comparator.comparingDouble(ScoredWorker::score).reversed().thenComparing(s -> s.worker().workerId());
+    /** Highest score first, then the instance's tie-break. */
+    static Comparator<ScoredWorker> highestFirst(TieBreak tieBreak) {
+        return Comparator.comparingDouble(ScoredWorker::score).reversed().thenComparing(ScoredWorker::workerId, tieBreak.workerIds());
+    }
 
     /** Scores every candidate and orders them best first. */
     static List<ScoredWorker> rank(List<WorkerSnapshot> candidates, Function<WorkerSnapshot, ScoredWorker> scorer,

@@ -17,15 +17,17 @@ import java.util.Optional;
 public final class SeedLowestKvPolicy implements RoutingPolicy {
     public static final String NAME = "seed-lowest-kv";
 
-    private static final Comparator<WorkerSnapshot> ORDER = Comparator.comparingDouble(WorkerSnapshot::kvUsage)
-            .thenComparingInt(WorkerSnapshot::waiting)
-            .thenComparingInt(WorkerSnapshot::running)
-            .thenComparing(WorkerSnapshot::workerId);
 
     private final RouterState state;
 
+    private final Comparator<WorkerSnapshot> order;
+
     public SeedLowestKvPolicy(RouterState state) {
         this.state = state;
+        this.order = Comparator.comparingDouble(WorkerSnapshot::kvUsage)
+                .thenComparingInt(WorkerSnapshot::waiting)
+                .thenComparingInt(WorkerSnapshot::running)
+                .thenComparing(WorkerSnapshot::workerId, state.tieBreak().workerIds());
     }
 
     @Override
@@ -39,7 +41,7 @@ public final class SeedLowestKvPolicy implements RoutingPolicy {
             return Optional.empty();
         }
         List<WorkerSnapshot> sorted = new ArrayList<>(candidates);
-        sorted.sort(ORDER);
+        sorted.sort(order);
         List<ScoredWorker> ranked = new ArrayList<>(sorted.size());
         for (WorkerSnapshot worker : sorted) {
             Map<String, Double> components = new LinkedHashMap<>();

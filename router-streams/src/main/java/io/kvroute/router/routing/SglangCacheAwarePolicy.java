@@ -32,7 +32,6 @@ public final class SglangCacheAwarePolicy implements RoutingPolicy {
     public static final double BALANCE_REL_THRESHOLD = 1.1;
     public static final double CACHE_THRESHOLD = 0.5;
 
-    private static final Comparator<ScoredWorker> LEAST_LOADED = ScoredWorker.LOWEST_FIRST;
 
     private final RouterState state;
 
@@ -65,13 +64,14 @@ public final class SglangCacheAwarePolicy implements RoutingPolicy {
             components.put("match_rate", blocks == 0 ? 0.0 : (double) matched / blocks);
             byLoad.add(new ScoredWorker(worker, load, matched, components));
         }
-        byLoad.sort(LEAST_LOADED);
+        Comparator<ScoredWorker> leastLoaded = ScoredWorker.lowestFirst(state.tieBreak());
+        byLoad.sort(leastLoaded);
         if (imbalanced(maxLoad, minLoad)) {
             return Optional.of(ScoredWorker.placement(state, byLoad, nowMs,
                     "imbalanced (load " + minLoad + ".." + maxLoad + "): least loaded"));
         }
         List<ScoredWorker> byMatch = new ArrayList<>(byLoad);
-        byMatch.sort(Comparator.comparingInt(ScoredWorker::matched).reversed().thenComparing(LEAST_LOADED));
+        byMatch.sort(Comparator.comparingInt(ScoredWorker::matched).reversed().thenComparing(leastLoaded));
         ScoredWorker longest = byMatch.get(0);
         double matchRate = blocks == 0 ? 0.0 : (double) longest.matched() / blocks;
         if (matchRate > CACHE_THRESHOLD) {

@@ -7,6 +7,7 @@ import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.routing.FleetView;
 import io.kvroute.router.routing.PeerPlacements;
 import io.kvroute.router.routing.Router;
+import io.kvroute.router.routing.TieBreak;
 import io.kvroute.router.topology.internal.AdmissionProcessor;
 import io.kvroute.router.topology.internal.AdmissionRecords;
 import io.kvroute.router.topology.internal.CancellationUpdater;
@@ -129,7 +130,7 @@ public final class RouterTopology {
         String telemetryTopic = topics.workerTelemetry().name();
         RequestValidator validator = new RequestValidator(config.modelContextTokens(), config.maxPromptTokens(), config.regions());
 
-        Router router = Router.create(config.policy(), config.routing(), config.regionCatalog());
+        Router router = Router.create(config.policy(), config.routing(), config.regionCatalog(), TieBreak.forInstance(routerInstance));
         FleetView fleet = new FleetView();
         FairShares fairShares = new FairShares();
         Topology topology = new Topology(new TopologyConfig(new StreamsConfig(config.streamsProperties())));

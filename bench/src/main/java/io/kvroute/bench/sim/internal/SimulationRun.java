@@ -19,6 +19,7 @@ import io.kvroute.router.routing.RouteRequest;
 import io.kvroute.router.routing.Router;
 import io.kvroute.router.routing.RouterState;
 import io.kvroute.router.routing.RoutingResult;
+import io.kvroute.router.routing.TieBreak;
 import io.kvroute.router.routing.WorkerSnapshot;
 import io.kvroute.router.routing.Policies;
 import io.kvroute.router.routing.fairness.FairQueue;
@@ -127,8 +128,9 @@ public final class SimulationRun {
         this.extended = conditions != Conditions.NONE;
         this.routers = new Router[config.routers().instances()];
         for (int i = 0; i < routers.length; i++) {
+            // the first instance breaks ties by worker id, as a single router does
             RouterState state = new RouterState(config.routing(), new KvEventIndex(config.routing().kvEventIndexCapacity()),
-                    conditions.regions());
+                    conditions.regions(), new TieBreak(i));
             routers[i] = new Router(Policies.create(policy, state), state);
         }
         int n = this.trace.size();
