@@ -56,10 +56,7 @@ class RouterAppIntegrationTest {
     @Test
     void shouldParkUntilAWorkerReportsThenDispatchOnItsPartition() throws Exception {
         String prefix = "it-" + UUID.randomUUID().toString().substring(0, 8);
-        KvrouteTopics topics = new KvrouteTopics(prefix, 2);
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", TestKafka.bootstrapServers()))) {
-            new TopicCreator(admin, (short) 1).ensure(topics.all(Map.of("us-east", 2)));
-        }
+        KvrouteTopics topics = createTopics(prefix);
         Serdes serdes = Serdes.forRegistryUrl(TestRegistry.url());
 
         try (RouterApp app = RouterApp.start(Settings.of(settings(prefix)));
@@ -76,12 +73,7 @@ class RouterAppIntegrationTest {
             await().atMost(Duration.ofSeconds(30))
                     .until(() -> app.meterRegistry().get(RouterMetrics.REQUESTS_PARKED).gauge().value() == 1.0);
 
-            WorkerTelemetry telemetry = WorkerTelemetry.newBuilder()
-                    .setWorkerId("east-gpu-1").setRegion("us-east").setModels(List.of("llama-3.1-8b"))
-                    .setOwnedPartitions(List.of(1)).setKvBlocksTotal(28_000).setKvBlocksUsed(0).setKvUsage(0.0)
-                    .setRunningRequests(0).setWaitingRequests(0).setStatus(WorkerStatus.HEALTHY)
-                    .setObservedAtMs(System.currentTimeMillis())
-                    .build();
+            WorkerTelemetry telemetry = idleWorker("east-gpu-1", 1);
             producer.send(new ProducerRecord<>(topics.workerTelemetry().name(), "east-gpu-2", new byte[] {1, 2, 3})).get();
             producer.send(new ProducerRecord<>(topics.workerTelemetry().name(), "east-gpu-1", telemetry)).get();
 
@@ -115,10 +107,7 @@ class RouterAppIntegrationTest {
     @Test
     void shouldRejectADuplicateAfterARestartThatLostItsLocalState(@TempDir Path freshStateDir) throws Exception {
         String prefix = "it-" + UUID.randomUUID().toString().substring(0, 8);
-        KvrouteTopics topics = new KvrouteTopics(prefix, 2);
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", TestKafka.bootstrapServers()))) {
-            new TopicCreator(admin, (short) 1).ensure(topics.all(Map.of("us-east", 2)));
-        }
+        KvrouteTopics topics = createTopics(prefix);
         Serdes serdes = Serdes.forRegistryUrl(TestRegistry.url());
         Map<String, String> settings = settings(prefix);
         InferenceRequest request;
@@ -160,10 +149,7 @@ class RouterAppIntegrationTest {
     @Test
     void shouldFollowAnotherRouterInstancesDecisionsFromTheDecisionsTopic() throws Exception {
         String prefix = "it-" + UUID.randomUUID().toString().substring(0, 8);
-        KvrouteTopics topics = new KvrouteTopics(prefix, 2);
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", TestKafka.bootstrapServers()))) {
-            new TopicCreator(admin, (short) 1).ensure(topics.all(Map.of("us-east", 2)));
-        }
+        KvrouteTopics topics = createTopics(prefix);
         Serdes serdes = Serdes.forRegistryUrl(TestRegistry.url());
 
         try (RouterApp app = RouterApp.start(Settings.of(settings(prefix)));
@@ -172,11 +158,7 @@ class RouterAppIntegrationTest {
             assertThat(app.awaitFollowingPeers(Duration.ofSeconds(30))).isTrue();
             for (int partition = 0; partition < 2; partition++) {
                 String worker = "east-" + (partition + 1);
-                producer.send(new ProducerRecord<>(topics.workerTelemetry().name(), worker, WorkerTelemetry.newBuilder()
-                        .setWorkerId(worker).setRegion("us-east").setModels(List.of("llama-3.1-8b"))
-                        .setOwnedPartitions(List.of(partition)).setKvBlocksTotal(28_000).setKvBlocksUsed(0).setKvUsage(0.0)
-                        .setRunningRequests(0).setWaitingRequests(0).setStatus(WorkerStatus.HEALTHY)
-                        .setObservedAtMs(System.currentTimeMillis()).build())).get();
+                producer.send(new ProducerRecord<>(topics.workerTelemetry().name(), worker, idleWorker(worker, partition))).get();
             }
             List<Long> hashes = new ArrayList<>();
             for (long h = 0; h < 90; h++) {
@@ -214,6 +196,25 @@ class RouterAppIntegrationTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("requests topic")
                 .hasMessageContaining(".requests does not exist");
+    }
+
+    /** The kvroute topics under {@code prefix}, two partitions each, with region us-east. */
+    private static KvrouteTopics createTopics(String prefix) {
+        KvrouteTopics topics = new KvrouteTopics(prefix, 2);
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", TestKafka.bootstrapServers()))) {
+            new TopicCreator(admin, (short) 1).ensure(topics.all(Map.of("us-east", 2)));
+        }
+        return topics;
+    }
+
+    /** An idle us-east worker owning {@code partition}, observed now. */
+    private static WorkerTelemetry idleWorker(String workerId, int partition) {
+        return WorkerTelemetry.newBuilder()
+                .setWorkerId(workerId).setRegion("us-east").setModels(List.of("llama-3.1-8b"))
+                .setOwnedPartitions(List.of(partition)).setKvBlocksTotal(28_000).setKvBlocksUsed(0).setKvUsage(0.0)
+                .setRunningRequests(0).setWaitingRequests(0).setStatus(WorkerStatus.HEALTHY)
+                .setObservedAtMs(System.currentTimeMillis())
+                .build();
     }
 
     private static KafkaProducer<String, Object> producer(Serdes serdes) {
