@@ -41,6 +41,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -185,6 +186,63 @@ class RouterAppIntegrationTest {
             assertThat(mine.getWorkerId()).as("east-1 runs the other instance's 6,000-token prefill").isEqualTo("east-2");
             assertThat(mine.getRouterInstance()).isEqualTo(app.instance());
             assertThat(app.peers().followed()).isEqualTo(1);
+        }
+    }
+
+    /** Two instances of one router application share the requests partitions and each follows the other's placements. */
+    @Test
+    void shouldHaveTwoRouterInstancesFollowEachOther(@TempDir Path secondStateDir) throws Exception {
+        String prefix = "it-" + UUID.randomUUID().toString().substring(0, 8);
+        KvrouteTopics topics = createTopics(prefix);
+        Serdes serdes = Serdes.forRegistryUrl(TestRegistry.url());
+        Map<String, String> first = settings(prefix);
+        Map<String, String> second = new HashMap<>(first);
+        second.put("router.state.dir", secondStateDir.toString());
+
+        try (RouterApp a = RouterApp.start(Settings.of(first));
+             RouterApp b = RouterApp.start(Settings.of(second));
+             KafkaProducer<String, Object> producer = producer(serdes)) {
+            assertThat(a.awaitRunning(Duration.ofSeconds(60))).isTrue();
+            assertThat(b.awaitRunning(Duration.ofSeconds(60))).isTrue();
+            assertThat(a.awaitFollowingPeers(Duration.ofSeconds(30))).isTrue();
+            assertThat(b.awaitFollowingPeers(Duration.ofSeconds(30))).isTrue();
+            for (int partition = 0; partition < 2; partition++) {
+                String worker = "east-" + (partition + 1);
+                producer.send(new ProducerRecord<>(topics.workerTelemetry().name(), worker, idleWorker(worker, partition))).get();
+            }
+            // both instances own a requests partition once the group has settled
+            await().atMost(Duration.ofSeconds(60)).until(() -> a.state() == KafkaStreams.State.RUNNING
+                    && b.state() == KafkaStreams.State.RUNNING);
+
+            int requests = 40;
+            for (int i = 0; i < requests; i++) {
+                InferenceRequest request = InferenceRequest.newBuilder()
+                        .setRequestId("two-" + i).setTenant("tenant-it").setModel("llama-3.1-8b").setPrompt("Hello there")
+                        .setMaxTokens(16).setPrefixBlockHashes(List.of(7L, 8L)).setPromptTokenEstimate(3)
+                        .setSubmittedAtMs(System.currentTimeMillis()).build();
+                producer.send(new ProducerRecord<>(topics.requests().name(), request.getRequestId(), request)).get();
+            }
+
+            List<RoutingDecision> decisions = new ArrayList<>();
+            Map<String, Object> config = new HashMap<>(TestKafka.clientConfig());
+            config.put("group.id", "it-reader-" + UUID.randomUUID());
+            config.put("auto.offset.reset", "earliest");
+            config.put("isolation.level", "read_committed");
+            try (KafkaConsumer<String, RoutingDecision> consumer = new KafkaConsumer<>(config, new StringDeserializer(),
+                    serdes.valueSerde(RoutingDecision.class).deserializer())) {
+                consumer.subscribe(List.of(topics.decisions().name()));
+                await().atMost(Duration.ofSeconds(60)).until(() -> {
+                    consumer.poll(Duration.ofMillis(200)).forEach(r -> decisions.add(r.value()));
+                    return decisions.size() >= requests;
+                });
+            }
+            assertThat(decisions).extracting(RoutingDecision::getRouterInstance).containsOnly(a.instance(), b.instance())
+                    .contains(a.instance(), b.instance());
+            long byA = decisions.stream().filter(d -> d.getRouterInstance().equals(a.instance())).count();
+            long byB = requests - byA;
+            // each follows the other's decisions that were written before its own last decision
+            await().atMost(Duration.ofSeconds(30)).until(() -> a.peers().followed() + a.peers().queued() == byB
+                    && b.peers().followed() + b.peers().queued() == byA);
         }
     }
 
