@@ -52,6 +52,8 @@ import java.util.TreeMap;
  * completions reach the user a region delay after the step that produced them. Deterministic:
  * events at the same virtual time run in the order they were scheduled, and the only randomness
  * (telemetry phases, the policy's seed) comes from the configured seed. Single use, single thread.
+ * With several router instances ({@link SimConfig#routers}) each routes its share of the requests
+ * (by request id) with its own state, and follows the others' placements a dispatch latency later.
  *
  * <p>With {@link Conditions} (bench scenarios) the router also narrows each request to the regions
  * it and its tenant allow, applies tenant quotas, queues requests it cannot place in a FIFO or a
