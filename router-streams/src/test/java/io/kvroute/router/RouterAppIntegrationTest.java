@@ -171,6 +171,8 @@ class RouterAppIntegrationTest {
                     .setDecidedAtMs(System.currentTimeMillis()).setRouterInstance("another-instance")
                     .setPromptTokens(6_000).setMaxTokens(200).setPrefixBlockTokens(64).setPrefixBlockHashes(hashes)
                     .build();
+            // a record no router wrote is skipped, and what follows it is still read
+            producer.send(new ProducerRecord<>(topics.decisions().name(), "garbage", new byte[] {9, 9, 9})).get();
             producer.send(new ProducerRecord<>(topics.decisions().name(), "peer-req", peers)).get();
             await().atMost(Duration.ofSeconds(30)).until(() -> app.peers().queued() == 1);
 
@@ -180,8 +182,9 @@ class RouterAppIntegrationTest {
                     .setSubmittedAtMs(System.currentTimeMillis()).build();
             producer.send(new ProducerRecord<>(topics.requests().name(), "it-mine", request)).get();
 
-            RoutingDecision mine = readAtLeastOne(topics.decisions().name(), serdes.valueSerde(RoutingDecision.class).deserializer())
-                    .stream().map(ConsumerRecord::value).filter(d -> d.getRequestId().equals("it-mine")).findFirst().orElseThrow();
+            Deserializer<RoutingDecision> decisions = serdes.valueSerde(RoutingDecision.class).deserializer();
+            Deserializer<RoutingDecision> skippingGarbage = (topic, bytes) -> bytes.length < 5 ? null : decisions.deserialize(topic, bytes);
+            RoutingDecision mine = readUntil(topics.decisions().name(), skippingGarbage, d -> d != null && d.getRequestId().equals("it-mine"));
             assertThat(mine.getCandidatesConsidered()).as("both workers' telemetry had arrived").isEqualTo(2);
             assertThat(mine.getWorkerId()).as("east-1 runs the other instance's 6,000-token prefill").isEqualTo("east-2");
             assertThat(mine.getRouterInstance()).isEqualTo(app.instance());
@@ -224,10 +227,7 @@ class RouterAppIntegrationTest {
             }
 
             List<RoutingDecision> decisions = new ArrayList<>();
-            Map<String, Object> config = new HashMap<>(TestKafka.clientConfig());
-            config.put("group.id", "it-reader-" + UUID.randomUUID());
-            config.put("auto.offset.reset", "earliest");
-            config.put("isolation.level", "read_committed");
+            Map<String, Object> config = readerConfig();
             try (KafkaConsumer<String, RoutingDecision> consumer = new KafkaConsumer<>(config, new StringDeserializer(),
                     serdes.valueSerde(RoutingDecision.class).deserializer())) {
                 consumer.subscribe(List.of(topics.decisions().name()));
@@ -290,11 +290,35 @@ class RouterAppIntegrationTest {
         return new KafkaProducer<>(config, new StringSerializer(), values);
     }
 
-    private static <V> List<ConsumerRecord<String, V>> readAtLeastOne(String topic, Deserializer<V> values) {
+    /** A consumer of committed records from a topic's start, in a group of its own. */
+    private static Map<String, Object> readerConfig() {
         Map<String, Object> config = new HashMap<>(TestKafka.clientConfig());
         config.put("group.id", "it-reader-" + UUID.randomUUID());
         config.put("auto.offset.reset", "earliest");
         config.put("isolation.level", "read_committed");
+        return config;
+    }
+
+    /** The first value on {@code topic} (from its start) that {@code wanted} accepts. */
+    private static <V> V readUntil(String topic, Deserializer<V> values, java.util.function.Predicate<V> wanted) {
+        Map<String, Object> config = readerConfig();
+        List<V> found = new ArrayList<>();
+        try (KafkaConsumer<String, V> consumer = new KafkaConsumer<>(config, new StringDeserializer(), values)) {
+            consumer.subscribe(List.of(topic));
+            await().atMost(Duration.ofSeconds(60)).until(() -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(r -> {
+                    if (wanted.test(r.value())) {
+                        found.add(r.value());
+                    }
+                });
+                return !found.isEmpty();
+            });
+        }
+        return found.get(0);
+    }
+
+    private static <V> List<ConsumerRecord<String, V>> readAtLeastOne(String topic, Deserializer<V> values) {
+        Map<String, Object> config = readerConfig();
         List<ConsumerRecord<String, V>> records = new ArrayList<>();
         try (KafkaConsumer<String, V> consumer = new KafkaConsumer<>(config, new StringDeserializer(), values)) {
             consumer.subscribe(List.of(topic));

@@ -24,11 +24,12 @@ import org.slf4j.LoggerFactory;
  * Reads the decisions topic from its end (read-committed, no consumer group, no offsets kept:
  * only placements made from now on matter) on its own thread, and queues the other instances'
  * DISPATCHED decisions in {@link PeerPlacements}. A record it cannot decode is skipped and
- * counted; it never stops the router.
+ * counted; a failure to read starts it again from the end a second later. It never stops the router.
  */
 public final class PeerDecisionFollower implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PeerDecisionFollower.class);
     private static final Duration POLL = Duration.ofMillis(100);
+    private static final Duration RETRY = Duration.ofSeconds(1);
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Deserializer<RoutingDecision> deserializer;
@@ -79,25 +80,51 @@ public final class PeerDecisionFollower implements AutoCloseable {
 
     private void run() {
         try {
-            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-                    .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
-            consumer.assign(partitions);
-            consumer.seekToEnd(partitions);
-            partitions.forEach(consumer::position);
-            positioned.countDown();
             while (!closed) {
-                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(POLL)) {
-                    follow(record);
+                try {
+                    followFromTheEnd();
+                } catch (WakeupException e) {
+                    if (!closed) {
+                        LOG.warn("peer decision follower woken up while running; starting again from the end", e);
+                    }
+                } catch (RuntimeException e) {
+                    if (Thread.currentThread().isInterrupted()) {
+                        return;
+                    }
+                    // the broker unreachable, the topic's metadata missing: the router routes on, on its own placements
+                    LOG.warn("peer decision follower failed; starting again from the end in {} ms: {}", RETRY.toMillis(), e.toString());
+                    sleepUnlessClosed(RETRY);
                 }
             }
-        } catch (WakeupException e) {
-            if (!closed) {
-                LOG.error("peer decision follower woken up while running", e);
-            }
-        } catch (RuntimeException e) {
-            LOG.error("peer decision follower stopped: this router instance no longer sees the others' placements", e);
         } finally {
             consumer.close(Duration.ofSeconds(1));
+        }
+    }
+
+    /** Reads from the topic's end until closed; placements made while it was not reading are not followed. */
+    private void followFromTheEnd() {
+        List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
+                .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+        consumer.assign(partitions);
+        consumer.seekToEnd(partitions);
+        partitions.forEach(consumer::position);
+        positioned.countDown();
+        while (!closed) {
+            for (ConsumerRecord<byte[], byte[]> record : consumer.poll(POLL)) {
+                follow(record);
+            }
+        }
+    }
+
+    private void sleepUnlessClosed(Duration duration) {
+        long until = System.nanoTime() + duration.toNanos();
+        while (!closed && System.nanoTime() < until) {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 
