@@ -29,13 +29,8 @@ public final class Conversions {
     }
 
     public static RouteRequest toRouteRequest(InferenceRequest r) {
-        List<Long> hashes = r.getPrefixBlockHashes();
-        long[] blocks = new long[hashes == null ? 0 : hashes.size()];
-        for (int i = 0; i < blocks.length; i++) {
-            blocks[i] = hashes.get(i);
-        }
-        return new RouteRequest(r.getRequestId(), r.getTenant(), r.getModel(), RequestValidator.promptTokens(r), blocks,
-                r.getPrefixBlockTokens(), r.getMaxTokens(),
+        return new RouteRequest(r.getRequestId(), r.getTenant(), r.getModel(), RequestValidator.promptTokens(r),
+                toLongs(r.getPrefixBlockHashes()), r.getPrefixBlockTokens(), r.getMaxTokens(),
                 r.getAllowedRegions() == null ? null : new HashSet<>(r.getAllowedRegions()),
                 r.getPriority() == null ? null : r.getPriority().name(),
                 r.getDeadlineMs() == null ? RouteRequest.NO_DEADLINE : r.getDeadlineMs());
@@ -105,14 +100,18 @@ public final class Conversions {
                 || d.getPrefixBlockTokens() <= 0) {
             return Optional.empty();
         }
-        List<Long> hashes = d.getPrefixBlockHashes();
-        long[] blocks = new long[hashes.size()];
+        RouteRequest request = new RouteRequest(d.getRequestId(), d.getTenant(), d.getModel(), d.getPromptTokens(),
+                toLongs(d.getPrefixBlockHashes()),
+                d.getPrefixBlockTokens(), Math.max(1, d.getMaxTokens()), null, null, RouteRequest.NO_DEADLINE);
+        return Optional.of(new PeerPlacements.PeerPlacement(request, d.getWorkerId(), d.getPartition(), d.getDecidedAtMs()));
+    }
+
+    private static long[] toLongs(List<Long> hashes) {
+        long[] blocks = new long[hashes == null ? 0 : hashes.size()];
         for (int i = 0; i < blocks.length; i++) {
             blocks[i] = hashes.get(i);
         }
-        RouteRequest request = new RouteRequest(d.getRequestId(), d.getTenant(), d.getModel(), d.getPromptTokens(), blocks,
-                d.getPrefixBlockTokens(), Math.max(1, d.getMaxTokens()), null, null, RouteRequest.NO_DEADLINE);
-        return Optional.of(new PeerPlacements.PeerPlacement(request, d.getWorkerId(), d.getPartition(), d.getDecidedAtMs()));
+        return blocks;
     }
 
     /** A decision that refuses a request; {@code request} may be null when it could not be decoded. */
