@@ -46,6 +46,9 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--set", description = "Extra setting for the router and workers, key=value (repeatable).")
     Map<String, String> settings = new LinkedHashMap<>();
 
+    @Option(names = "--routers", defaultValue = "1", description = "Router instances; they share the requests and follow each other's decisions (default: ${DEFAULT-VALUE}).")
+    int routers;
+
     @Option(names = "--engine", defaultValue = "sim", description = "The workers' engine: sim (simulated GPUs) or openai (default: ${DEFAULT-VALUE}).")
     String engine;
 
@@ -59,6 +62,9 @@ public final class DemoCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         if (requests < 1) {
             throw new IllegalArgumentException("--requests must be at least 1, was " + requests);
+        }
+        if (routers < 1) {
+            throw new IllegalArgumentException("--routers must be at least 1, was " + routers);
         }
         if (!(timeScale > 0)) {
             throw new IllegalArgumentException("--time-scale must be > 0, was " + timeScale);
@@ -79,7 +85,7 @@ public final class DemoCommand implements Callable<Integer> {
         FleetSpec regions = LocalFleet.parse(fleet == null ? LocalFleet.DEFAULT : fleet);
         Path dir = workDir != null ? workDir : Files.createDirectories(Path.of(".kvroute")).resolve("demo-" + System.currentTimeMillis());
         DemoRun.Options options = new DemoRun.Options(tracePath.getFileName().toString(), replay, policy, regions, timeScale,
-                drainTimeout, dir, settings);
+                drainTimeout, dir, settings, routers);
         DemoSummary summary = new DemoRun(options, System.err).run();
         summary.printTable(System.out);
         if (summaryJson != null) {

@@ -33,7 +33,7 @@ public final class DemoRun {
      * @param drainTimeout how long to wait for results after the last request is sent
      */
     public record Options(String traceName, List<TraceRequest> trace, String policy, FleetSpec fleet, double timeScale,
-                          Duration drainTimeout, Path workDir, Map<String, String> settings) {
+                          Duration drainTimeout, Path workDir, Map<String, String> settings, int routers) {
     }
 
     private final Options options;
@@ -56,7 +56,8 @@ public final class DemoRun {
         ticker.scheduleAtFixedRate(() -> peakRss.accumulateAndGet(ProcessMemory.totalRssBytes(pids), Math::max), 0, 500, TimeUnit.MILLISECONDS);
         progress.println("kvroute demo: starting the local stack (KRaft broker, schema registry, router, "
                 + options.fleet().totalGpus() + " simulated GPUs in " + options.fleet().regions().size() + " regions)...");
-        try (LocalStack stack = new LocalStack(options.workDir(), options.fleet(), options.policy(), options.settings()).start()) {
+        try (LocalStack stack = new LocalStack(options.workDir(), options.fleet(), options.policy(), options.settings(),
+                options.routers()).start()) {
             pids.addAll(stack.childPids());
             ClientConfig clientConfig = ClientConfig.of(Map.of(
                     ClientConfig.BOOTSTRAP_SERVERS, stack.bootstrapServers(),
@@ -66,7 +67,9 @@ public final class DemoRun {
                     ClientConfig.CLIENT_ID, "kvroute-demo"));
             try (KvrouteClient client = KvrouteClient.create(clientConfig);
                  DecisionTally tally = new DecisionTally(stack.bootstrapServers(), stack.registryUrl(), stack.topics())) {
-                return replay(client, tally, ticker, peakRss, startedNs);
+                DemoSummary summary = replay(client, tally, ticker, peakRss, startedNs);
+                long followed = stack.services().routers().stream().mapToLong(r -> r.peers().followed()).sum();
+                return summary.withRouters(options.routers(), followed);
             }
         } finally {
             ticker.shutdownNow();
@@ -167,7 +170,7 @@ public final class DemoRun {
         return new DemoSummary(options.traceName(), options.policy(), futures.size(), completed, failed, rejected, expired, cancelled, lost,
                 percentiles(ttft), percentiles(engineTtft), percentiles(e2e),
                 promptTokens == 0 ? 0 : (double) cachedTokens / promptTokens, regions, peakRss,
-                (System.nanoTime() - startedNs) / 1e9);
+                (System.nanoTime() - startedNs) / 1e9, 1, 0);
     }
 
     private static Percentiles percentiles(List<Long> values) {

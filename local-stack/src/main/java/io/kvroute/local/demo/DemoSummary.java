@@ -28,7 +28,15 @@ public record DemoSummary(
         double prefixHitRate,
         Map<String, Integer> regions,
         long peakRssBytes,
-        double durationSeconds) {
+        double durationSeconds,
+        int routers,
+        long peerPlacementsFollowed) {
+
+    /** This summary for a run with {@code routers} router instances, which followed that many of each other's placements. */
+    public DemoSummary withRouters(int routers, long peerPlacementsFollowed) {
+        return new DemoSummary(trace, policy, requests, completed, failed, rejected, expired, cancelled, lost, ttft, engineTtft, e2e,
+                prefixHitRate, regions, peakRssBytes, durationSeconds, routers, peerPlacementsFollowed);
+    }
 
     public Map<String, Object> toJson() {
         Map<String, Object> json = new LinkedHashMap<>();
@@ -46,6 +54,8 @@ public record DemoSummary(
         json.put("e2e_ms", Map.of("p50", e2e.at(50), "p99", e2e.at(99)));
         json.put("prefix_hit_rate", Math.round(prefixHitRate * 10_000) / 10_000.0);
         json.put("regions", regions);
+        json.put("routers", routers);
+        json.put("peer_placements_followed", peerPlacementsFollowed);
         json.put("peak_rss_mb", peakRssBytes / (1024 * 1024));
         json.put("duration_s", Math.round(durationSeconds * 10) / 10.0);
         return json;
@@ -69,6 +79,9 @@ public record DemoSummary(
         out.printf("  %-24s p50 %d ms, p99 %d ms%n", "end to end", e2e.at(50), e2e.at(99));
         out.printf("  %-24s %.1f %%%n", "prefix cache hit rate", prefixHitRate * 100);
         regions.forEach((region, count) -> out.printf("  %-24s %d requests%n", "region " + region, count));
+        if (routers > 1) {
+            out.printf("  %-24s %d, following %d of each other's placements%n", "router instances", routers, peerPlacementsFollowed);
+        }
         out.printf("  %-24s %d MB (broker + registry + router/workers/client)%n", "peak RSS", peakRssBytes / (1024 * 1024));
         out.printf("  %-24s %.1f s%n", "duration", durationSeconds);
         out.println("  ------------------------------------------------");

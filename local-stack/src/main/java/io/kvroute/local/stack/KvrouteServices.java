@@ -17,7 +17,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * kvroute's own processes on a given broker and registry: the topics, one router and one
+ * kvroute's own processes on a given broker and registry: the topics, one router (or several
+ * instances of it, which share the requests partitions and follow each other's decisions) and one
  * simulated-GPU worker per slot of each region, all in this JVM.
  */
 public final class KvrouteServices implements AutoCloseable {
@@ -37,11 +38,22 @@ public final class KvrouteServices implements AutoCloseable {
     private final String policy;
     private final Path stateDir;
     private final Map<String, String> extraSettings;
-    private RouterApp router;
+    private final int routerInstances;
+    private final List<RouterApp> routers = new ArrayList<>();
     private final List<WorkerApp> workers = new ArrayList<>();
 
     public KvrouteServices(String bootstrapServers, String registryUrl, KvrouteTopics topics, FleetSpec fleet,
                            String policy, Path stateDir, Map<String, String> extraSettings) {
+        this(bootstrapServers, registryUrl, topics, fleet, policy, stateDir, extraSettings, 1);
+    }
+
+    /** As above, with {@code routerInstances} instances of the router application. */
+    public KvrouteServices(String bootstrapServers, String registryUrl, KvrouteTopics topics, FleetSpec fleet,
+                           String policy, Path stateDir, Map<String, String> extraSettings, int routerInstances) {
+        if (routerInstances < 1) {
+            throw new IllegalArgumentException("router instances must be at least 1, was " + routerInstances);
+        }
+        this.routerInstances = routerInstances;
         this.bootstrapServers = bootstrapServers;
         this.registryUrl = registryUrl;
         this.topics = topics;
@@ -59,7 +71,8 @@ public final class KvrouteServices implements AutoCloseable {
             close();
             throw e;
         }
-        LOG.info("router ({}) and {} workers in {} regions running", policy, workers.size(), fleet.regions().size());
+        LOG.info("router ({}, {} instance(s)) and {} workers in {} regions running", policy, routers.size(), workers.size(),
+                fleet.regions().size());
         return this;
     }
 
@@ -76,14 +89,18 @@ public final class KvrouteServices implements AutoCloseable {
 
     private void startAll() {
         createTopics();
-        router = RouterApp.start(routerSettings());
+        for (int i = 0; i < routerInstances; i++) {
+            routers.add(RouterApp.start(routerSettings(i)));
+        }
         for (FleetSpec.Region region : fleet.regions()) {
             for (int slot = 0; slot < region.gpus(); slot++) {
                 workers.add(WorkerApp.start(workerSettings(region, slot)));
             }
         }
-        if (!router.awaitRunning(Duration.ofSeconds(60))) {
-            throw new IllegalStateException("the router did not reach RUNNING within 60 s");
+        for (RouterApp router : routers) {
+            if (!router.awaitRunning(Duration.ofSeconds(60))) {
+                throw new IllegalStateException("router instance " + router.instance() + " did not reach RUNNING within 60 s");
+            }
         }
     }
 
@@ -96,13 +113,18 @@ public final class KvrouteServices implements AutoCloseable {
     }
 
     public Settings routerSettings() {
+        return routerSettings(0);
+    }
+
+    /** Settings of router instance {@code i}: the same application, a state directory of its own. */
+    public Settings routerSettings(int i) {
         return common()
                 .set("router.regions", fleet.regionNames())
                 .set("router.policy", policy)
                 .set("router.models", MODEL + ":" + MODEL_CONTEXT_TOKENS)
                 .set("router.max.prompt.tokens", Integer.toString(MODEL_CONTEXT_TOKENS))
                 .set("router.application.id", topics.prefix() + "-router")
-                .set("router.state.dir", stateDir.resolve("router-state").toString())
+                .set("router.state.dir", stateDir.resolve(i == 0 ? "router-state" : "router-state-" + i).toString())
                 .overrides(extraSettings)
                 .build();
     }
@@ -117,8 +139,13 @@ public final class KvrouteServices implements AutoCloseable {
                 .build();
     }
 
+    /** The first router instance. */
     public RouterApp router() {
-        return router;
+        return routers.isEmpty() ? null : routers.get(0);
+    }
+
+    public List<RouterApp> routers() {
+        return routers;
     }
 
     public List<WorkerApp> workers() {
@@ -128,9 +155,7 @@ public final class KvrouteServices implements AutoCloseable {
     @Override
     public void close() {
         workers.forEach(w -> closeQuietly(w, "worker " + w.workerId()));
-        if (router != null) {
-            closeQuietly(router, "router");
-        }
+        routers.forEach(r -> closeQuietly(r, "router " + r.instance()));
     }
 
     static void closeQuietly(AutoCloseable closeable, String what) {

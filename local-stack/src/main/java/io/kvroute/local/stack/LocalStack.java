@@ -21,12 +21,19 @@ public final class LocalStack implements AutoCloseable {
     private final FleetSpec fleet;
     private final String policy;
     private final Map<String, String> extraSettings;
+    private final int routerInstances;
     private final KvrouteTopics topics = KvrouteTopics.defaults();
     private LocalKafkaBroker broker;
     private ApicurioRegistry registry;
     private KvrouteServices services;
 
     public LocalStack(Path dir, FleetSpec fleet, String policy, Map<String, String> extraSettings) {
+        this(dir, fleet, policy, extraSettings, 1);
+    }
+
+    /** As above, with {@code routerInstances} instances of the router. */
+    public LocalStack(Path dir, FleetSpec fleet, String policy, Map<String, String> extraSettings, int routerInstances) {
+        this.routerInstances = routerInstances;
         this.dir = dir;
         this.fleet = fleet;
         this.policy = policy;
@@ -42,7 +49,8 @@ public final class LocalStack implements AutoCloseable {
             registry = ApicurioRegistry.start(dir.resolve("registry"));
             LOG.info("broker at {} and schema registry at {} ready in {} ms", broker.bootstrapServers(), registry.url(),
                     (System.nanoTime() - started) / 1_000_000);
-            services = new KvrouteServices(broker.bootstrapServers(), registry.url(), topics, fleet, policy, dir, extraSettings);
+            services = new KvrouteServices(broker.bootstrapServers(), registry.url(), topics, fleet, policy, dir, extraSettings,
+                    routerInstances);
             services.start();
         } catch (RuntimeException e) {
             close();

@@ -42,8 +42,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The whole path on a real broker and a real registry: client → requests → router → dispatch →
- * simulated-GPU workers in two regions → responses → client.
+ * The whole path on a real broker and a real registry: client → requests → router (two instances
+ * sharing the requests partitions) → dispatch → simulated-GPU workers in two regions → responses →
+ * client.
  */
 class EndToEndIntegrationTest {
     private static final int REQUESTS = 500;
@@ -57,7 +58,7 @@ class EndToEndIntegrationTest {
     void startServices() throws Exception {
         Path state = Files.createTempDirectory("kvroute-e2e");
         services = new KvrouteServices(TestKafka.bootstrapServers(), TestRegistry.url(), topics, fleet, "kvroute", state,
-                Map.of("worker.sim.speed", "4")).start();
+                Map.of("worker.sim.speed", "4"), 2).start();
         client = KvrouteClient.create(ClientConfig.of(Map.of(
                 ClientConfig.BOOTSTRAP_SERVERS, TestKafka.bootstrapServers(),
                 ClientConfig.SCHEMA_REGISTRY_URL, TestRegistry.url(),
@@ -101,6 +102,8 @@ class EndToEndIntegrationTest {
             for (CompletableFuture<Completion> future : futures) {
                 log.assertWellFormed(future.join().requestId());
             }
+            assertThat(services.routers()).as("each router instance placed requests and followed the other's")
+                    .allSatisfy(router -> assertThat(router.peers().followed() + router.peers().queued()).isPositive());
             assertThat(log.terminal("garbage-request").getTerminal().getStatus()).isEqualTo(ResponseStatus.REJECTED);
             assertThat(log.terminal("garbage-request").getTerminal().getError()).containsIgnoringCase("magic byte");
 
