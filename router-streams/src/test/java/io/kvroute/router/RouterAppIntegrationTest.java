@@ -161,6 +161,8 @@ class RouterAppIntegrationTest {
                 String worker = "east-" + (partition + 1);
                 producer.send(new ProducerRecord<>(topics.workerTelemetry().name(), worker, idleWorker(worker, partition))).get();
             }
+            // a peer's placement on a worker this instance has not heard from is not followed
+            await().atMost(Duration.ofSeconds(30)).until(() -> app.meterRegistry().get(RouterMetrics.WORKERS).gauge().value() == 2.0);
             List<Long> hashes = new ArrayList<>();
             for (long h = 0; h < 90; h++) {
                 hashes.add(5_000 + h);
@@ -174,7 +176,7 @@ class RouterAppIntegrationTest {
             // a record no router wrote is skipped, and what follows it is still read
             producer.send(new ProducerRecord<>(topics.decisions().name(), "garbage", new byte[] {9, 9, 9})).get();
             producer.send(new ProducerRecord<>(topics.decisions().name(), "peer-req", peers)).get();
-            await().atMost(Duration.ofSeconds(30)).until(() -> app.peers().queued() == 1);
+            await().atMost(Duration.ofSeconds(30)).until(() -> app.peers().followed() + app.peers().queued() == 1);
 
             InferenceRequest request = InferenceRequest.newBuilder()
                     .setRequestId("it-mine").setTenant("tenant-it").setModel("llama-3.1-8b").setPrompt("Hello there")

@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * The router's own meters, names under {@value #PREFIX}. Tags carry regions, policies, tenants and
@@ -38,6 +39,7 @@ public final class RouterMetrics {
     public static final String TELEMETRY_SKIPPED = PREFIX + "telemetry.skipped";
     public static final String KV_EVENTS_APPLIED = PREFIX + "kv.events.applied";
     public static final String KV_EVENTS_SKIPPED = PREFIX + "kv.events.skipped";
+    public static final String WORKERS = PREFIX + "workers";
     public static final String TAG_OUTCOME = "outcome";
     public static final String TAG_REGION = "region";
     public static final String TAG_POLICY = "policy";
@@ -72,6 +74,11 @@ public final class RouterMetrics {
                 .description("Undecodable request records sent to the dead-letter topic").register(registry);
         expired = Counter.builder(REQUESTS_EXPIRED)
                 .description("Requests whose deadline passed while they waited for capacity").register(registry);
+    }
+
+    /** The workers the router has telemetry of, as {@code workers} counts them. */
+    public void watchWorkers(Supplier<Number> workers) {
+        Gauge.builder(WORKERS, workers).description("Workers the router has telemetry of (candidates or not)").register(registry);
     }
 
     /** Metrics into a private registry nobody reads; for tests and tools. */

@@ -132,6 +132,7 @@ public final class RouterTopology {
 
         Router router = Router.create(config.policy(), config.routing(), config.regionCatalog(), TieBreak.forInstance(routerInstance));
         FleetView fleet = new FleetView();
+        metrics.watchWorkers(fleet::size);
         FairShares fairShares = new FairShares();
         Topology topology = new Topology(new TopologyConfig(new StreamsConfig(config.streamsProperties())));
         topology.addGlobalStore(

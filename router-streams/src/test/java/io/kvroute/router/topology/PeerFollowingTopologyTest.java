@@ -48,6 +48,17 @@ class PeerFollowingTopologyTest {
     }
 
     @Test
+    void shouldFollowTheOtherInstancesWhileNoRequestComes() {
+        harness.peers.offer(Conversions.toPeerPlacement(peerDecision("peers", "east-1", 0), TopologyHarness.INSTANCE).orElseThrow());
+        assertThat(harness.peers.followed()).isZero();
+
+        harness.advance(100);
+
+        assertThat(harness.peers.followed()).isEqualTo(1);
+        assertThat(harness.peers.queued()).isZero();
+    }
+
+    @Test
     void shouldWriteInItsDecisionsWhatTheOtherInstancesNeedToFollowThem() {
         harness.send(Records.request("mine", harness.now()).setAllowedRegions(List.of("us-east")).build());
 

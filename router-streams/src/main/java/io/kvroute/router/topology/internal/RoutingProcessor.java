@@ -280,6 +280,10 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
 
     /** Answers parked requests that were cancelled, expired or waited too long, then serves the rest in fair order. */
     private void retryParked() {
+        // an instance whose partitions are quiet still keeps up with the others' placements
+        synchronized (router) {
+            peers.drainInto(router, fleet::get);
+        }
         if (parkedCount == 0) {
             return;
         }
