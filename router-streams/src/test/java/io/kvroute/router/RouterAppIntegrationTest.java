@@ -50,17 +50,17 @@ class RouterAppIntegrationTest {
     @TempDir
     Path stateDir;
 
+    private final Serdes serdes = Serdes.forRegistryUrl(TestRegistry.url());
+
     private Map<String, String> settings(String prefix) {
         return RouterItSettings.of(prefix, stateDir);
     }
 
     @Test
     void shouldParkUntilAWorkerReportsThenDispatchOnItsPartition() throws Exception {
-        String prefix = "it-" + UUID.randomUUID().toString().substring(0, 8);
-        KvrouteTopics topics = createTopics(prefix);
-        Serdes serdes = Serdes.forRegistryUrl(TestRegistry.url());
+        KvrouteTopics topics = createTopics();
 
-        try (RouterApp app = RouterApp.start(Settings.of(settings(prefix)));
+        try (RouterApp app = RouterApp.start(Settings.of(settings(topics.prefix())));
              KafkaProducer<String, Object> producer = producer(serdes)) {
             assertThat(app.awaitRunning(Duration.ofSeconds(60))).isTrue();
 
@@ -107,10 +107,8 @@ class RouterAppIntegrationTest {
 
     @Test
     void shouldRejectADuplicateAfterARestartThatLostItsLocalState(@TempDir Path freshStateDir) throws Exception {
-        String prefix = "it-" + UUID.randomUUID().toString().substring(0, 8);
-        KvrouteTopics topics = createTopics(prefix);
-        Serdes serdes = Serdes.forRegistryUrl(TestRegistry.url());
-        Map<String, String> settings = settings(prefix);
+        KvrouteTopics topics = createTopics();
+        Map<String, String> settings = settings(topics.prefix());
         InferenceRequest request;
 
         try (KafkaProducer<String, Object> producer = producer(serdes)) {
@@ -149,11 +147,9 @@ class RouterAppIntegrationTest {
      */
     @Test
     void shouldFollowAnotherRouterInstancesDecisionsFromTheDecisionsTopic() throws Exception {
-        String prefix = "it-" + UUID.randomUUID().toString().substring(0, 8);
-        KvrouteTopics topics = createTopics(prefix);
-        Serdes serdes = Serdes.forRegistryUrl(TestRegistry.url());
+        KvrouteTopics topics = createTopics();
 
-        try (RouterApp app = RouterApp.start(Settings.of(settings(prefix)));
+        try (RouterApp app = RouterApp.start(Settings.of(settings(topics.prefix())));
              KafkaProducer<String, Object> producer = producer(serdes)) {
             assertThat(app.awaitRunning(Duration.ofSeconds(60))).isTrue();
             assertThat(app.awaitFollowingPeers(Duration.ofSeconds(30))).isTrue();
@@ -197,10 +193,8 @@ class RouterAppIntegrationTest {
     /** Two instances of one router application share the requests partitions and each follows the other's placements. */
     @Test
     void shouldHaveTwoRouterInstancesFollowEachOther(@TempDir Path secondStateDir) throws Exception {
-        String prefix = "it-" + UUID.randomUUID().toString().substring(0, 8);
-        KvrouteTopics topics = createTopics(prefix);
-        Serdes serdes = Serdes.forRegistryUrl(TestRegistry.url());
-        Map<String, String> first = settings(prefix);
+        KvrouteTopics topics = createTopics();
+        Map<String, String> first = settings(topics.prefix());
         Map<String, String> second = new HashMap<>(first);
         second.put("router.state.dir", secondStateDir.toString());
 
@@ -228,16 +222,8 @@ class RouterAppIntegrationTest {
                 producer.send(new ProducerRecord<>(topics.requests().name(), request.getRequestId(), request)).get();
             }
 
-            List<RoutingDecision> decisions = new ArrayList<>();
-            Map<String, Object> config = readerConfig();
-            try (KafkaConsumer<String, RoutingDecision> consumer = new KafkaConsumer<>(config, new StringDeserializer(),
-                    serdes.valueSerde(RoutingDecision.class).deserializer())) {
-                consumer.subscribe(List.of(topics.decisions().name()));
-                await().atMost(Duration.ofSeconds(60)).until(() -> {
-                    consumer.poll(Duration.ofMillis(200)).forEach(r -> decisions.add(r.value()));
-                    return decisions.size() >= requests;
-                });
-            }
+            List<RoutingDecision> decisions = readValuesUntil(topics.decisions().name(),
+                    serdes.valueSerde(RoutingDecision.class).deserializer(), read -> read.size() >= requests);
             assertThat(decisions).extracting(RoutingDecision::getRouterInstance).containsOnly(a.instance(), b.instance())
                     .contains(a.instance(), b.instance());
             long byA = decisions.stream().filter(d -> d.getRouterInstance().equals(a.instance())).count();
@@ -258,9 +244,9 @@ class RouterAppIntegrationTest {
                 .hasMessageContaining(".requests does not exist");
     }
 
-    /** The kvroute topics under {@code prefix}, two partitions each, with region us-east. */
-    private static KvrouteTopics createTopics(String prefix) {
-        KvrouteTopics topics = new KvrouteTopics(prefix, 2);
+    /** The kvroute topics under a new prefix, two partitions each, with region us-east. */
+    private static KvrouteTopics createTopics() {
+        KvrouteTopics topics = new KvrouteTopics("it-" + UUID.randomUUID().toString().substring(0, 8), 2);
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", TestKafka.bootstrapServers()))) {
             new TopicCreator(admin, (short) 1).ensure(topics.all(Map.of("us-east", 2)));
         }
@@ -303,26 +289,25 @@ class RouterAppIntegrationTest {
 
     /** The first value on {@code topic} (from its start) that {@code wanted} accepts. */
     private static <V> V readUntil(String topic, Deserializer<V> values, java.util.function.Predicate<V> wanted) {
-        Map<String, Object> config = readerConfig();
-        List<V> found = new ArrayList<>();
-        try (KafkaConsumer<String, V> consumer = new KafkaConsumer<>(config, new StringDeserializer(), values)) {
+        return readValuesUntil(topic, values, read -> read.stream().anyMatch(wanted)).stream().filter(wanted).findFirst().orElseThrow();
+    }
+
+    /** The values on {@code topic}, from its start, until those read are {@code enough}. */
+    private static <V> List<V> readValuesUntil(String topic, Deserializer<V> values, java.util.function.Predicate<List<V>> enough) {
+        List<V> read = new ArrayList<>();
+        try (KafkaConsumer<String, V> consumer = new KafkaConsumer<>(readerConfig(), new StringDeserializer(), values)) {
             consumer.subscribe(List.of(topic));
             await().atMost(Duration.ofSeconds(60)).until(() -> {
-                consumer.poll(Duration.ofMillis(200)).forEach(r -> {
-                    if (wanted.test(r.value())) {
-                        found.add(r.value());
-                    }
-                });
-                return !found.isEmpty();
+                consumer.poll(Duration.ofMillis(200)).forEach(r -> read.add(r.value()));
+                return enough.test(read);
             });
         }
-        return found.get(0);
+        return read;
     }
 
     private static <V> List<ConsumerRecord<String, V>> readAtLeastOne(String topic, Deserializer<V> values) {
-        Map<String, Object> config = readerConfig();
         List<ConsumerRecord<String, V>> records = new ArrayList<>();
-        try (KafkaConsumer<String, V> consumer = new KafkaConsumer<>(config, new StringDeserializer(), values)) {
+        try (KafkaConsumer<String, V> consumer = new KafkaConsumer<>(readerConfig(), new StringDeserializer(), values)) {
             consumer.subscribe(List.of(topic));
             await().atMost(Duration.ofSeconds(60)).until(() -> {
                 consumer.poll(Duration.ofMillis(200)).forEach(records::add);

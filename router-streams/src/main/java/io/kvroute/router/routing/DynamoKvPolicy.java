@@ -1,6 +1,7 @@
 package io.kvroute.router.routing;
 
 import java.util.LinkedHashMap;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -25,9 +26,11 @@ public final class DynamoKvPolicy implements RoutingPolicy {
     public static final double OVERLAP_WEIGHT = 1.0;
 
     private final RouterState state;
+    private final Comparator<ScoredWorker> order;
 
     public DynamoKvPolicy(RouterState state) {
         this.state = state;
+        this.order = ScoredWorker.lowestFirst(state.tieBreak());
     }
 
     @Override
@@ -40,7 +43,7 @@ public final class DynamoKvPolicy implements RoutingPolicy {
         if (candidates.isEmpty()) {
             return Optional.empty();
         }
-        List<ScoredWorker> ranked = ScoredWorker.rank(candidates, worker -> score(request, worker, nowMs), ScoredWorker.lowestFirst(state.tieBreak()));
+        List<ScoredWorker> ranked = ScoredWorker.rank(candidates, worker -> score(request, worker, nowMs), order);
         ScoredWorker best = ranked.get(0);
         return Optional.of(ScoredWorker.placement(state, ranked, nowMs, String.format(
                 "lowest KV cost %.1f blocks; %d prefix blocks reported cached", best.score(), best.matched())));

@@ -2,6 +2,7 @@ package io.kvroute.router.routing;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,9 +27,11 @@ public final class GieWeightedPolicy implements RoutingPolicy {
     public static final double PREFIX_WEIGHT = 3.0;
 
     private final RouterState state;
+    private final Comparator<ScoredWorker> order;
 
     public GieWeightedPolicy(RouterState state) {
         this.state = state;
+        this.order = ScoredWorker.highestFirst(state.tieBreak());
     }
 
     @Override
@@ -66,7 +69,7 @@ public final class GieWeightedPolicy implements RoutingPolicy {
             components.put("queue_depth", (double) queues[i]);
             ranked.add(new ScoredWorker(worker, score, matched, components));
         }
-        ranked.sort(ScoredWorker.highestFirst(state.tieBreak()));
+        ranked.sort(order);
         ScoredWorker best = ranked.get(0);
         return Optional.of(ScoredWorker.placement(state, ranked, nowMs, String.format(
                 "highest weighted score %.3f (queue %.2f, kv %.2f, prefix %.2f)", best.score(),

@@ -190,9 +190,8 @@ public final class KvAwarePolicy implements RoutingPolicy {
     public void onPlaced(RouteRequest request, Placement placement, long nowMs) {
         Estimate chosen = lastChoice;
         boolean estimated = chosen != null && lastRequest == request && chosen.worker().workerId().equals(placement.workerId());
-        history(placement.workerId()).placed(nowMs, nowMs + (estimated ? chosen.delayMs() : 0), estimated ? chosen.workMs() : 0,
-                request.promptTokens() + request.maxTokens() / 2.0);
-        demand.add(request.hashes(), lastRequest == request ? lastBestMatch : 0, nowMs);
+        account(request, placement.workerId(), nowMs, estimated ? chosen.delayMs() : 0, estimated ? chosen.workMs() : 0,
+                lastRequest == request ? lastBestMatch : 0);
         lastChoice = null;
         lastRequest = null;
     }
@@ -205,9 +204,13 @@ public final class KvAwarePolicy implements RoutingPolicy {
     public void onPeerPlaced(RouteRequest request, WorkerSnapshot worker, long decidedAtMs) {
         int matched = state.cachedBlocks(worker, request, decidedAtMs);
         Estimate e = estimate(request, worker, matched, matched, decidedAtMs);
-        history(worker.workerId()).placed(decidedAtMs, decidedAtMs + e.delayMs(), e.workMs(),
-                request.promptTokens() + request.maxTokens() / 2.0);
-        demand.add(request.hashes(), matched, decidedAtMs);
+        account(request, worker.workerId(), decidedAtMs, e.delayMs(), e.workMs(), matched);
+    }
+
+    /** A placement at {@code atMs} joins the worker's history, and its first {@code heldBlocks} blocks their demand. */
+    private void account(RouteRequest request, String workerId, long atMs, long delayMs, double workMs, int heldBlocks) {
+        history(workerId).placed(atMs, atMs + delayMs, workMs, request.promptTokens() + request.maxTokens() / 2.0);
+        demand.add(request.hashes(), heldBlocks, atMs);
     }
 
     /** Cheaper region first, then the lower score, then the instance's tie-break. */

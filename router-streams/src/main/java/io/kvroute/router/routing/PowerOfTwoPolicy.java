@@ -2,6 +2,7 @@ package io.kvroute.router.routing;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -23,11 +24,13 @@ public final class PowerOfTwoPolicy implements RoutingPolicy {
     private static final long GOLDEN_GAMMA = 0x9E3779B97F4A7C15L;
 
     private final RouterState state;
+    private final Comparator<ScoredWorker> order;
     private final long seed;
     private long placements;
 
     public PowerOfTwoPolicy(RouterState state) {
         this.state = state;
+        this.order = ScoredWorker.lowestFirst(state.tieBreak());
         this.seed = state.settings().randomSeed();
     }
 
@@ -58,7 +61,7 @@ public final class PowerOfTwoPolicy implements RoutingPolicy {
             components.put("pending_requests", (double) state.pending(worker, nowMs).requests());
             ranked.add(new ScoredWorker(worker, load, state.matchedBlocks(worker, request), components));
         }
-        ranked.sort(ScoredWorker.lowestFirst(state.tieBreak()));
+        ranked.sort(order);
         String reason = ranked.size() == 1 ? "only candidate"
                 : String.format("less loaded of two drawn (%.0f vs %.0f)", ranked.get(0).score(), ranked.get(1).score());
         return Optional.of(ScoredWorker.placement(state, ranked, nowMs, reason));

@@ -34,9 +34,11 @@ public final class SglangCacheAwarePolicy implements RoutingPolicy {
 
 
     private final RouterState state;
+    private final Comparator<ScoredWorker> leastLoaded;
 
     public SglangCacheAwarePolicy(RouterState state) {
         this.state = state;
+        this.leastLoaded = ScoredWorker.lowestFirst(state.tieBreak());
     }
 
     @Override
@@ -64,7 +66,6 @@ public final class SglangCacheAwarePolicy implements RoutingPolicy {
             components.put("match_rate", blocks == 0 ? 0.0 : (double) matched / blocks);
             byLoad.add(new ScoredWorker(worker, load, matched, components));
         }
-        Comparator<ScoredWorker> leastLoaded = ScoredWorker.lowestFirst(state.tieBreak());
         byLoad.sort(leastLoaded);
         if (imbalanced(maxLoad, minLoad)) {
             return Optional.of(ScoredWorker.placement(state, byLoad, nowMs,
