@@ -20,14 +20,17 @@ import java.util.Optional;
  *                  events name them), which the engine does before the prefill
  * decode_ms      = steps of its prefill * the decode work each of those steps carries
  *                  (decoding sequences and the context they attend to)
- * batch_ms       = requests beyond the batch limit * per-request slot wait
+ * batch_ms       = requests beyond the batch limit * the time the worker takes to free a slot: the average answer
+ *                  length ({@link OutputLengths}, from results) / the tokens it generates per second (its telemetry),
+ *                  or {@value #SLOT_WAIT_MS} ms until both are known
  * kv_penalty_ms  = large when the request would push KV usage past the headroom
  * network_ms     = the region's round trip: {@link RegionCatalog#delayMs} when the catalog lists the region,
  *                  else learnt from how old its freshest telemetry is on arrival ({@link TransitDelays})
  * ttft_ms        = sum of the above: the estimate
- * congestion_ms  = queue_ms once more + arrival rate there * work^2 (work = prefill_ms + host_load_ms + decode_ms, at
- *                  most one full engine step): joining a queue costs the requests behind it about as much as it costs this
- *                  one, and the requests arriving while its work runs each wait for it
+ * congestion_ms  = queue_ms and batch_ms once more + arrival rate there * work^2 (work = prefill_ms + host_load_ms +
+ *                  decode_ms, at most one full engine step): joining a queue, of prefills or for a batch slot, costs the
+ *                  requests behind it about as much as it costs this one, and the requests arriving while its work
+ *                  runs each wait for it
  * replication_ms = half the prefill time of the prefix tokens another candidate holds and this one does not
  *                  (the copy's cache space evicts someone else's prefix)
  * future_gain_ms = for such a copy: the prefix's recent requests that found it cached somewhere ({@link
@@ -64,7 +67,7 @@ import java.util.Optional;
  */
 public final class KvAwarePolicy implements RoutingPolicy {
     public static final String NAME = "kvroute";
-    /** Wait per request queued beyond the batch limit, about one completion's share of a slot. */
+    /** Wait per request queued beyond the batch limit before any result tells how long answers are. */
     static final double SLOT_WAIT_MS = 25.0;
     static final double KV_PENALTY_MS = 10_000.0;
     /**
@@ -261,7 +264,8 @@ public final class KvAwarePolicy implements RoutingPolicy {
         double hostLoadMs = hostOnly == 0 ? 0.0 : model.hostLoadMs(cached - request.cachedTokens(matched - hostOnly));
         double decodeMs = model.steps(uncached) * decodePerStep;
         long ahead = (long) worker.running() + worker.waiting() + pending.requests();
-        double batchMs = Math.max(0, ahead + 1 - worker.maxRunning()) * SLOT_WAIT_MS;
+        long beyondLimit = ahead + 1 - worker.maxRunning();
+        double batchMs = beyondLimit > 0 ? beyondLimit * slotWaitMs(worker) : 0.0;
         double kvAfter = CandidateFilter.kvUsageWith(worker,
                 pending.kvBlocks() + settings.kvBlocksNeeded(request, matched, worker.kvBlockTokens()));
         double kvPenaltyMs = kvAfter > settings.kvHeadroom() ? KV_PENALTY_MS * (1 + kvAfter - settings.kvHeadroom()) : 0.0;
@@ -270,11 +274,20 @@ public final class KvAwarePolicy implements RoutingPolicy {
         // that in full would push the longest prompts (the tail) away from where they are fastest.
         double blockingMs = Math.min(prefillMs + hostLoadMs + decodeMs, model.fullStepMs());
         double arrivalsPerMs = history.arrivalsPerMs(nowMs);
-        double congestionMs = queueMs + arrivalsPerMs * blockingMs * blockingMs;
+        double congestionMs = queueMs + batchMs + arrivalsPerMs * blockingMs * blockingMs;
         int duplicated = request.cachedTokens(bestMatch) - cached;
         double replicationMs = duplicated > 0 ? DUPLICATION_WEIGHT * model.prefillMs(duplicated, 0) : 0.0;
         return new Estimate(worker, matched, pending.requests(), delay, queueMs, prefillMs, hostLoadMs, decodeMs, batchMs, kvAfter,
                 kvPenaltyMs, networkMs, congestionMs, replicationMs, arrivalsPerMs, decodePerStep, 0.0);
+    }
+
+    /**
+     * How soon a worker with every batch slot taken frees one: it finishes a sequence every
+     * (average answer length / output tokens per second).
+     */
+    private double slotWaitMs(WorkerSnapshot worker) {
+        double answerTokens = state.outputLengths().meanTokens();
+        return answerTokens > 0 && worker.tokensPerSecond() > 0 ? 1000.0 * answerTokens / worker.tokensPerSecond() : SLOT_WAIT_MS;
     }
 
     /**

@@ -24,6 +24,7 @@ public final class RouterState {
     private final RegionCatalog regions;
     private final TieBreak tieBreak;
     private final Cooldowns cooldowns = new Cooldowns();
+    private final OutputLengths outputLengths = new OutputLengths();
     /**
      * Pending load per snapshot instance at {@link #pendingAtMs}, while the ledger has had no new
      * placement: a decision reads each candidate's twice (filter, then policy), and the ledger's
@@ -65,6 +66,11 @@ public final class RouterState {
     /** Rate-limit cool-downs learnt from responses; thread-safe. */
     public Cooldowns cooldowns() {
         return cooldowns;
+    }
+
+    /** How long finished requests' answers were; thread-safe. */
+    public OutputLengths outputLengths() {
+        return outputLengths;
     }
 
     public RoutingSettings settings() {

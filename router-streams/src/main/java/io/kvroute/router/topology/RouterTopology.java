@@ -185,7 +185,8 @@ public final class RouterTopology {
         topology.addSource(TopologyNames.RESPONSES_SOURCE, new StringDeserializer(), new ByteArrayDeserializer(),
                 topics.responses().name());
         topology.addProcessor(TopologyNames.RESULT_TRACKER,
-                () -> new ResultTracker(topics.responses().name(), responseSerde.deserializer(), fairShares, admission),
+                () -> new ResultTracker(topics.responses().name(), responseSerde.deserializer(), fairShares, admission,
+                        router.state().outputLengths()),
                 TopologyNames.RESPONSES_SOURCE);
         topology.addProcessor(TopologyNames.ROUTER,
                 () -> new RoutingProcessor(router, telemetryTopic, telemetrySerde.deserializer(),

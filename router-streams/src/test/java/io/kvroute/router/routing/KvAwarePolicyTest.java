@@ -59,6 +59,40 @@ class KvAwarePolicyTest {
     }
 
     @Test
+    void shouldChargeWaitingForABatchSlotAsAQueueThatLaterRequestsJoinToo() {
+        // every slot taken: this request waits about one completion for a slot, and so will each later one
+        WorkerSnapshot full = worker("w-a").maxRunning(8).running(8).runningDecode(8).build();
+        // a long decode batch: each step, and so this prefill, takes longer
+        WorkerSnapshot busy = worker("w-b").running(60).runningDecode(60).kvBlocks(28_000, 16_000).build();
+
+        Placement placement = router.route(request("r1", 1_000), List.of(full, busy), NOW).placement().orElseThrow();
+
+        Map<String, Double> fullEstimate = placement.topCandidates().stream().filter(c -> c.workerId().equals("w-a"))
+                .findFirst().orElseThrow().components();
+        Map<String, Double> busyEstimate = placement.topCandidates().stream().filter(c -> c.workerId().equals("w-b"))
+                .findFirst().orElseThrow().components();
+        assertThat(fullEstimate.get("batch_ms")).isEqualTo(KvAwarePolicy.SLOT_WAIT_MS);
+        assertThat(fullEstimate.get("ttft_ms")).as("it would start sooner on the full worker").isLessThan(busyEstimate.get("ttft_ms"));
+        assertThat(placement.workerId()).as("but hold up the requests after it").isEqualTo("w-b");
+    }
+
+    @Test
+    void shouldWaitForASlotAsLongAsTheWorkerTakesToFinishAnAverageAnswer() {
+        // two requests beyond the limit; 2,000 output tokens a second
+        WorkerSnapshot full = worker("w-a").maxRunning(8).running(8).waiting(1).runningDecode(8).tokensPerSecond(2_000).build();
+        double before = router.route(request("r1", 1_000), List.of(full), NOW).placement().orElseThrow()
+                .topCandidates().get(0).components().get("batch_ms");
+
+        router.state().outputLengths().completed(400);
+        double after = router.route(request("r2", 1_000), List.of(full), NOW).placement().orElseThrow()
+                .topCandidates().get(0).components().get("batch_ms");
+
+        assertThat(before).as("before any result").isEqualTo(2 * KvAwarePolicy.SLOT_WAIT_MS);
+        assertThat(after).as("r1 waits too now: 3 slots, each a 400-token answer at 2,000 tokens/s").isCloseTo(3 * 200.0,
+                org.assertj.core.data.Offset.offset(1e-9));
+    }
+
+    @Test
     void shouldPickALessLoadedWorkerWhenThePrefixHolderIsHeavilyQueued() {
         long[] shared = blocks(16, 11);
         WorkerSnapshot holder = worker("w-a").queuedPrefillTokens(400_000).running(120).runningDecode(100).build();

@@ -490,6 +490,8 @@ public final class SimulationRun {
             doneAtMs[index] = end + gpu.delayMs;
             cachedTokens[index] = f.usage().cachedTokens();
             outstanding--;
+            // the instance that placed it reads its result (its own requests partitions); a network delay early here
+            routers[instanceOf(index)].state().outputLengths().completed(f.usage().completionTokens());
             if (extended) {
                 settle(index, f.usage().promptTokens(), f.usage().completionTokens(), doneAtMs[index]);
             }

@@ -1,9 +1,11 @@
 package io.kvroute.router.topology.internal;
 
+import io.kvroute.router.routing.OutputLengths;
 import io.kvroute.schemas.topics.ResponseHeaders;
 import io.kvroute.schemas.topics.RunAttempt;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.ResponseEvent;
+import io.kvroute.schemas.v1.ResponseStatus;
 import io.kvroute.schemas.v1.Usage;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -37,17 +39,22 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
     private final Deserializer<ResponseEvent> deserializer;
     private final FairShares fairShares;
     private final boolean settleQuotas;
+    private final OutputLengths outputLengths;
     private ProcessorContext<Object, Object> context;
     private KeyValueStore<String, DispatchedRequest> inFlight;
 
     public ResultTracker(String responsesTopic, Deserializer<ResponseEvent> deserializer) {
-        this(responsesTopic, deserializer, new FairShares(), false);
+        this(responsesTopic, deserializer, new FairShares(), false, new OutputLengths());
     }
 
-    /** @param settleQuotas whether requests come through admission: then a result settles its quota reservation */
+    /**
+     * @param settleQuotas  whether requests come through admission: then a result settles its quota reservation
+     * @param outputLengths where a completed request's answer length goes (the router's, for its batch-slot waits)
+     */
     public ResultTracker(String responsesTopic, Deserializer<ResponseEvent> deserializer, FairShares fairShares,
-                         boolean settleQuotas) {
+                         boolean settleQuotas, OutputLengths outputLengths) {
         this.settleQuotas = settleQuotas;
+        this.outputLengths = outputLengths;
         this.responsesTopic = responsesTopic;
         this.deserializer = deserializer;
         this.fairShares = fairShares;
@@ -85,6 +92,9 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
             long prompt = usage == null ? 0 : usage.getPromptTokens();
             long output = usage == null ? 0 : usage.getCompletionTokens();
             fairShares.settle(context.taskId(), record.key(), prompt, output);
+            if (event.getTerminal().getStatus() == ResponseStatus.COMPLETED) {
+                outputLengths.completed(output);
+            }
             if (settleQuotas) {
                 String tenant = Conversions.nullToEmpty(dispatched.getRequest().getTenant());
                 context.forward(new Record<Object, Object>(tenant, new QuotaSettlement(record.key(), prompt + output),
