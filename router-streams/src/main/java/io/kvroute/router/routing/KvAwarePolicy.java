@@ -28,9 +28,12 @@ import java.util.Optional;
  *                  else learnt from how old its freshest telemetry is on arrival ({@link TransitDelays})
  * ttft_ms        = sum of the above: the estimate
  * congestion_ms  = queue_ms and batch_ms once more + arrival rate there * work^2 (work = prefill_ms + host_load_ms +
- *                  decode_ms, at most one full engine step): joining a queue, of prefills or for a batch slot, costs the
- *                  requests behind it about as much as it costs this one, and the requests arriving while its work
- *                  runs each wait for it
+ *                  decode_ms, at most one full engine step) + arrival rate there * answer * a step's decode work for
+ *                  one more sequence * (queue_ms + prefill_ms + decode_ms) (answer = the average answer length,
+ *                  {@link OutputLengths}, at most its max tokens): joining a queue, of prefills or for a batch slot,
+ *                  costs the requests behind it about as much as it costs this one, the requests arriving while its
+ *                  work runs each wait for it, and while it decodes every step there is longer, for each request
+ *                  arriving meanwhile as many times as it has steps to wait (about as many as this one)
  * replication_ms = half the prefill time of the prefix tokens another candidate holds and this one does not
  *                  (the copy's cache space evicts someone else's prefix)
  * future_gain_ms = for such a copy: the prefix's recent requests that found it cached somewhere ({@link
@@ -274,11 +277,27 @@ public final class KvAwarePolicy implements RoutingPolicy {
         // that in full would push the longest prompts (the tail) away from where they are fastest.
         double blockingMs = Math.min(prefillMs + hostLoadMs + decodeMs, model.fullStepMs());
         double arrivalsPerMs = history.arrivalsPerMs(nowMs);
-        double congestionMs = queueMs + batchMs + arrivalsPerMs * blockingMs * blockingMs;
+        double congestionMs = queueMs + batchMs + arrivalsPerMs * blockingMs * blockingMs
+                + arrivalsPerMs * decodeDragMs(request) * (queueMs + prefillMs + decodeMs);
         int duplicated = request.cachedTokens(bestMatch) - cached;
         double replicationMs = duplicated > 0 ? DUPLICATION_WEIGHT * model.prefillMs(duplicated, 0) : 0.0;
         return new Estimate(worker, matched, pending.requests(), delay, queueMs, prefillMs, hostLoadMs, decodeMs, batchMs, kvAfter,
                 kvPenaltyMs, networkMs, congestionMs, replicationMs, arrivalsPerMs, decodePerStep, 0.0);
+    }
+
+    /**
+     * Its answer length (the average, at most its max tokens) * the decode work one more sequence
+     * adds to a step. While it decodes, requests arrive there (arrival rate * answer * step time of
+     * them) and each is slowed by that work on every step it waits for its first token (its wait /
+     * step time): the step time cancels, leaving arrival rate * this * their wait. 0 before any
+     * result tells how long answers are.
+     */
+    private double decodeDragMs(RouteRequest request) {
+        double answerTokens = Math.min(state.outputLengths().meanTokens(), request.maxTokens());
+        if (!(answerTokens > 0)) {
+            return 0.0;
+        }
+        return answerTokens * model.decodeMsPerStep(1, (long) (request.promptTokens() + answerTokens / 2.0));
     }
 
     /**

@@ -93,6 +93,36 @@ class KvAwarePolicyTest {
     }
 
     @Test
+    void shouldSendALongAnswerWhereFewerRequestsArriveToBeSlowedByItsDecode() {
+        WorkerSnapshot busier = worker("w-a").build();
+        WorkerSnapshot quieter = worker("w-b").observedAtMs(NOW).waiting(1).queuedPrefillTokens(300).build();
+
+        Placement shortAnswer = afterTwentyRequestsOnBusier().route(withMaxTokens(request("short", 1_000), 8),
+                List.of(busier, quieter), NOW).placement().orElseThrow();
+        Placement longAnswer = afterTwentyRequestsOnBusier().route(withMaxTokens(request("long", 1_000), 8_000),
+                List.of(busier, quieter), NOW).placement().orElseThrow();
+
+        assertThat(shortAnswer.workerId()).as("a short answer goes where it starts sooner").isEqualTo("w-a");
+        assertThat(longAnswer.workerId()).as("4,000 tokens of decode would slow the requests arriving at w-a").isEqualTo("w-b");
+    }
+
+    /** A router that placed 20 requests on w-a 3 s ago (their work is done, their arrival rate decays) and knows answers average 4,000 tokens. */
+    private static Router afterTwentyRequestsOnBusier() {
+        Router fresh = Router.create(KvAwarePolicy.NAME, Fleet.settings());
+        WorkerSnapshot then = worker("w-a").observedAtMs(NOW - 3_100).build();
+        for (int i = 0; i < 20; i++) {
+            fresh.route(request("earlier-" + i, 16), List.of(then), NOW - 3_000 + i);
+        }
+        fresh.state().outputLengths().completed(4_000);
+        return fresh;
+    }
+
+    private static RouteRequest withMaxTokens(RouteRequest r, int maxTokens) {
+        return new RouteRequest(r.requestId(), r.tenant(), r.model(), r.promptTokens(), r.hashes(), r.blockTokens(), maxTokens,
+                r.allowedRegions(), r.priority(), r.deadlineMs());
+    }
+
+    @Test
     void shouldPickALessLoadedWorkerWhenThePrefixHolderIsHeavilyQueued() {
         long[] shared = blocks(16, 11);
         WorkerSnapshot holder = worker("w-a").queuedPrefillTokens(400_000).running(120).runningDecode(100).build();
