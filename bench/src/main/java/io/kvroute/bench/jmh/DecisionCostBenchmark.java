@@ -77,6 +77,8 @@ public class DecisionCostBenchmark {
         workload.fillKvEvents(kvEvents, BLOCKS, hostShare);
         RouterState state = new RouterState(settings, kvEvents);
         workload.fillRouted(state.prefixIndex());
+        // a running router has had results: answer lengths are known, so every decision costs their decode
+        state.outputLengths().completed(300);
         router = new Router(Policies.create(policy, state), state);
         fleet = workload.fleet();
         requests = workload.requests(REQUESTS);
