@@ -1,5 +1,6 @@
 package io.kvroute.bench.sim;
 
+import io.kvroute.router.routing.TtftModel;
 import io.kvroute.worker.engine.sim.CostModel;
 import io.kvroute.worker.engine.sim.EngineLimits;
 import java.util.List;
@@ -47,6 +48,16 @@ public record EngineProfile(String name, CostModel costModel, EngineLimits limit
     /** This profile with workers that publish no KV events (the router's own placements are all it knows of their caches). */
     public EngineProfile withoutKvEvents() {
         return new EngineProfile(name + "/no-kv-events", costModel, limits, false);
+    }
+
+    /**
+     * The router's model of this engine ({@code router.engine.model} of the same name): the
+     * simulated router is configured for the GPUs it routes to. The variants (KV pool, host tier,
+     * no KV events) run the same step times.
+     */
+    public TtftModel routerModel() {
+        int variant = name.indexOf('/');
+        return TtftModel.named(variant < 0 ? name : name.substring(0, variant));
     }
 
     public static EngineProfile named(String name) {

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.kvroute.router.routing.TtftModel;
 import io.kvroute.worker.engine.sim.CostModel;
-import io.kvroute.worker.engine.sim.EngineLimits;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,17 +15,21 @@ import org.junit.jupiter.api.Test;
 class RouterEngineModelTest {
     @Test
     void shouldEstimateWithTheSimulatedEnginesOwnCoefficients() {
-        TtftModel router = TtftModel.LLAMA_8B_H100;
-        CostModel engine = EngineProfile.LLAMA_8B_H100.costModel();
+        for (EngineProfile profile : EngineProfile.ALL) {
+            TtftModel router = profile.routerModel();
+            CostModel engine = profile.costModel();
 
-        assertThat(router.t0Ms()).isEqualTo(engine.stepOverheadMs());
-        assertThat(router.aMsPerToken()).isEqualTo(engine.perPrefillTokenMs());
-        assertThat(router.kMsPerTokenPair()).isEqualTo(engine.attentionMsPerTokenSquared());
-        assertThat(router.bMsPerSequence()).isEqualTo(engine.perDecodeSequenceMs());
-        assertThat(router.vMsPerContextToken()).isEqualTo(engine.perDecodeContextTokenMs());
-        assertThat(router.hMsPerHostToken()).isCloseTo(engine.hostLoadMsPerToken(), within(1e-12));
-        assertThat(router.stepTokens()).isEqualTo(EngineLimits.DEFAULT_MAX_BATCHED_TOKENS);
-        assertThat(router.prefillMs(3_000, 4_000)).isCloseTo(engine.stepMs(3_000, CostModel.prefillAttention(3_000, 4_000), 0, 0),
-                within(1e-9));
+            assertThat(router.t0Ms()).as(profile.name()).isEqualTo(engine.stepOverheadMs());
+            assertThat(router.aMsPerToken()).as(profile.name()).isEqualTo(engine.perPrefillTokenMs());
+            assertThat(router.kMsPerTokenPair()).as(profile.name()).isEqualTo(engine.attentionMsPerTokenSquared());
+            assertThat(router.bMsPerSequence()).as(profile.name()).isEqualTo(engine.perDecodeSequenceMs());
+            assertThat(router.vMsPerContextToken()).as(profile.name()).isEqualTo(engine.perDecodeContextTokenMs());
+            assertThat(router.hMsPerHostToken()).as(profile.name()).isCloseTo(engine.hostLoadMsPerToken(), within(1e-12));
+            assertThat(router.stepTokens()).as(profile.name()).isEqualTo(profile.limits().maxBatchedTokens());
+            assertThat(router.prefillMs(3_000, 4_000)).as(profile.name())
+                    .isCloseTo(engine.stepMs(3_000, CostModel.prefillAttention(3_000, 4_000), 0, 0), within(1e-9));
+        }
+        assertThat(EngineProfile.LLAMA_8B_H100.routerModel()).isSameAs(TtftModel.LLAMA_8B_H100);
+        assertThat(EngineProfile.LLAMA_70B_4XH100.withKvBlocks(10_000).routerModel()).isSameAs(TtftModel.LLAMA_70B_4XH100);
     }
 }

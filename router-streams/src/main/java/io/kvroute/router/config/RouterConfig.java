@@ -11,6 +11,7 @@ import io.kvroute.router.routing.RegionProfile;
 import io.kvroute.router.routing.Residency;
 import io.kvroute.router.routing.quota.QuotaLimits;
 import io.kvroute.router.routing.RoutingSettings;
+import io.kvroute.router.routing.TtftModel;
 import io.kvroute.schemas.serde.SerdeConfig;
 import io.kvroute.schemas.topics.KvrouteTopics;
 import java.nio.file.Path;
@@ -53,6 +54,9 @@ public final class RouterConfig {
     public static final String SATURATION_KV_USAGE = "router.saturation.kv.usage";
     public static final String KV_HEADROOM = "router.kv.headroom";
     public static final String PREFILL_TOKENS_PER_SECOND = "router.prefill.tokens.per.second";
+    /** The step-time model the kvroute policy estimates with: the model and GPUs behind the workers. */
+    public static final String ENGINE_MODEL = "router.engine.model";
+    public static final String DEFAULT_ENGINE_MODEL = "llama-8b-h100";
     public static final String LEDGER_GRACE_MS = "router.ledger.grace.ms";
     public static final String LEDGER_MAX_AGE_MS = "router.ledger.max.age.ms";
     public static final String PREFIX_INDEX_CAPACITY = "router.prefix.index.capacity";
@@ -174,7 +178,8 @@ public final class RouterConfig {
         int prefixHolders = s.intValue(CANDIDATE_PREFIX_HOLDERS, 0, 1_000_000);
         routing = new RoutingSettings(ttl, Set.copyOf(regions), queueFactor, kvSaturation, kvHeadroom, prefillRate,
                 RoutingSettings.DEFAULT_DECODE_RESERVE_TOKENS, graceMs, maxAgeMs, prefixCapacity, kvEventCapacity, randomSeed,
-                sampleSize, prefixHolders);
+                sampleSize, prefixHolders)
+                .withEngineModel(TtftModel.named(s.oneOf(ENGINE_MODEL, TtftModel.names())));
         regionCatalog = regionCatalog(s);
         residency = parsed(s, TENANT_REGIONS, Residency::parse);
         // a misspelt region would silently never match a worker: refuse it at start-up
@@ -231,6 +236,7 @@ public final class RouterConfig {
         d.put(SATURATION_KV_USAGE, Double.toString(RoutingSettings.DEFAULT_SATURATION_KV_USAGE));
         d.put(KV_HEADROOM, Double.toString(RoutingSettings.DEFAULT_KV_HEADROOM));
         d.put(PREFILL_TOKENS_PER_SECOND, Double.toString(RoutingSettings.DEFAULT_PREFILL_TOKENS_PER_SECOND));
+        d.put(ENGINE_MODEL, DEFAULT_ENGINE_MODEL);
         d.put(LEDGER_GRACE_MS, Long.toString(RoutingSettings.DEFAULT_LEDGER_GRACE_MS));
         d.put(LEDGER_MAX_AGE_MS, Long.toString(RoutingSettings.DEFAULT_LEDGER_MAX_AGE_MS));
         d.put(PREFIX_INDEX_CAPACITY, Integer.toString(RoutingSettings.DEFAULT_PREFIX_INDEX_CAPACITY));

@@ -100,8 +100,9 @@ public final class KvAwarePolicy implements RoutingPolicy {
     private String delayRegion;
     private long delayOfRegion;
 
+    /** The policy with the engine model the router's settings name ({@link RoutingSettings#engineModel}). */
     public KvAwarePolicy(RouterState state) {
-        this(state, TtftModel.LLAMA_8B_H100);
+        this(state, state.settings().engineModel());
     }
 
     public KvAwarePolicy(RouterState state, TtftModel model) {

@@ -1,5 +1,6 @@
 package io.kvroute.router.routing;
 
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -24,6 +25,8 @@ import java.util.Set;
  *                                  (seeded by the request id) instead of every worker
  * @param candidatePrefixHolders    at most this many workers holding the request's leading blocks are
  *                                  evaluated in a sampled decision (longest matches first)
+ * @param engineModel               the step-time model of the engine behind the workers, from which the kvroute
+ *                                  policy estimates prefill and queue times
  */
 public record RoutingSettings(
         long telemetryTtlMs,
@@ -39,7 +42,8 @@ public record RoutingSettings(
         int kvEventIndexCapacity,
         long randomSeed,
         int candidateSampleSize,
-        int candidatePrefixHolders) {
+        int candidatePrefixHolders,
+        TtftModel engineModel) {
 
     public static final long DEFAULT_TELEMETRY_TTL_MS = 2_000;
     public static final double DEFAULT_SATURATION_QUEUE_FACTOR = 2.0;
@@ -61,6 +65,7 @@ public record RoutingSettings(
 
     public RoutingSettings {
         knownRegions = Set.copyOf(knownRegions);
+        Objects.requireNonNull(engineModel, "engineModel");
         if (candidateSampleSize < 1 || candidatePrefixHolders < 0) {
             throw new IllegalArgumentException("candidateSampleSize must be >= 1 and candidatePrefixHolders >= 0, were "
                     + candidateSampleSize + " and " + candidatePrefixHolders);
@@ -77,6 +82,16 @@ public record RoutingSettings(
                 DEFAULT_CANDIDATE_SAMPLE_SIZE, DEFAULT_CANDIDATE_PREFIX_HOLDERS);
     }
 
+    /** Settings for workers running Llama-3.1-8B on one H100 ({@link TtftModel#LLAMA_8B_H100}). */
+    public RoutingSettings(long telemetryTtlMs, Set<String> knownRegions, double saturationQueueFactor,
+                           double saturationKvUsage, double kvHeadroom, double prefillTokensPerSecond,
+                           int decodeReserveTokens, long ledgerGraceMs, long ledgerMaxAgeMs, int prefixIndexCapacity,
+                           int kvEventIndexCapacity, long randomSeed, int candidateSampleSize, int candidatePrefixHolders) {
+        this(telemetryTtlMs, knownRegions, saturationQueueFactor, saturationKvUsage, kvHeadroom, prefillTokensPerSecond,
+                decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, prefixIndexCapacity, kvEventIndexCapacity, randomSeed,
+                candidateSampleSize, candidatePrefixHolders, TtftModel.LLAMA_8B_H100);
+    }
+
     public static RoutingSettings defaults() {
         return new RoutingSettings(DEFAULT_TELEMETRY_TTL_MS, Set.of(), DEFAULT_SATURATION_QUEUE_FACTOR,
                 DEFAULT_SATURATION_KV_USAGE, DEFAULT_KV_HEADROOM, DEFAULT_PREFILL_TOKENS_PER_SECOND,
@@ -87,43 +102,43 @@ public record RoutingSettings(
     public RoutingSettings withKnownRegions(Set<String> regions) {
         return new RoutingSettings(telemetryTtlMs, regions, saturationQueueFactor, saturationKvUsage, kvHeadroom,
                 prefillTokensPerSecond, decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, prefixIndexCapacity,
-                kvEventIndexCapacity, randomSeed, candidateSampleSize, candidatePrefixHolders);
+                kvEventIndexCapacity, randomSeed, candidateSampleSize, candidatePrefixHolders, engineModel);
     }
 
     public RoutingSettings withTelemetryTtlMs(long ttlMs) {
         return new RoutingSettings(ttlMs, knownRegions, saturationQueueFactor, saturationKvUsage, kvHeadroom,
                 prefillTokensPerSecond, decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, prefixIndexCapacity,
-                kvEventIndexCapacity, randomSeed, candidateSampleSize, candidatePrefixHolders);
+                kvEventIndexCapacity, randomSeed, candidateSampleSize, candidatePrefixHolders, engineModel);
     }
 
     public RoutingSettings withPrefixIndexCapacity(int capacity) {
         return new RoutingSettings(telemetryTtlMs, knownRegions, saturationQueueFactor, saturationKvUsage, kvHeadroom,
                 prefillTokensPerSecond, decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, capacity,
-                kvEventIndexCapacity, randomSeed, candidateSampleSize, candidatePrefixHolders);
+                kvEventIndexCapacity, randomSeed, candidateSampleSize, candidatePrefixHolders, engineModel);
     }
 
     public RoutingSettings withKvEventIndexCapacity(int capacity) {
         return new RoutingSettings(telemetryTtlMs, knownRegions, saturationQueueFactor, saturationKvUsage, kvHeadroom,
                 prefillTokensPerSecond, decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, prefixIndexCapacity,
-                capacity, randomSeed, candidateSampleSize, candidatePrefixHolders);
+                capacity, randomSeed, candidateSampleSize, candidatePrefixHolders, engineModel);
     }
 
     public RoutingSettings withCandidateSampleSize(int size) {
         return new RoutingSettings(telemetryTtlMs, knownRegions, saturationQueueFactor, saturationKvUsage, kvHeadroom,
                 prefillTokensPerSecond, decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, prefixIndexCapacity,
-                kvEventIndexCapacity, randomSeed, size, candidatePrefixHolders);
+                kvEventIndexCapacity, randomSeed, size, candidatePrefixHolders, engineModel);
     }
 
     public RoutingSettings withRandomSeed(long seed) {
         return new RoutingSettings(telemetryTtlMs, knownRegions, saturationQueueFactor, saturationKvUsage, kvHeadroom,
                 prefillTokensPerSecond, decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, prefixIndexCapacity,
-                kvEventIndexCapacity, seed, candidateSampleSize, candidatePrefixHolders);
+                kvEventIndexCapacity, seed, candidateSampleSize, candidatePrefixHolders, engineModel);
     }
 
     public RoutingSettings withCandidateSampling(int sampleSize, int prefixHolders) {
         return new RoutingSettings(telemetryTtlMs, knownRegions, saturationQueueFactor, saturationKvUsage, kvHeadroom,
                 prefillTokensPerSecond, decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, prefixIndexCapacity,
-                kvEventIndexCapacity, randomSeed, sampleSize, prefixHolders);
+                kvEventIndexCapacity, randomSeed, sampleSize, prefixHolders, engineModel);
     }
 
     public boolean regionKnown(String region) {
@@ -139,5 +154,11 @@ public record RoutingSettings(
     /** Prefill rate assumed for a worker: the configured rate, or its measured throughput if higher. */
     public double prefillRate(WorkerSnapshot worker) {
         return Math.max(prefillTokensPerSecond, worker.tokensPerSecond());
+    }
+
+    public RoutingSettings withEngineModel(TtftModel model) {
+        return new RoutingSettings(telemetryTtlMs, knownRegions, saturationQueueFactor, saturationKvUsage, kvHeadroom,
+                prefillTokensPerSecond, decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, prefixIndexCapacity,
+                kvEventIndexCapacity, randomSeed, candidateSampleSize, candidatePrefixHolders, model);
     }
 }

@@ -1,18 +1,45 @@
 package io.kvroute.router.routing;
 
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
 /**
  * The router's model of an engine's prefill cost, the same step-time model the simulated GPU runs
  * (ENGINE_MODEL.md): {@code a} ms per prefilled token, {@code k} ms per token pair of attention
  * (a prompt's new tokens attend to its cached ones and to each other), {@code t0} ms per step of
  * at most {@code stepTokens} tokens, and decode work carried by every step ({@code b} per decoding
  * sequence, {@code v} per token of their context), and {@code h} ms per cached token loaded back
- * from host memory. Defaults: Llama-3.1-8B on one H100.
+ * from host memory. One per model and GPU kind ({@link #NAMED}); the router is told which by
+ * {@code router.engine.model}.
  */
 public record TtftModel(double t0Ms, double aMsPerToken, double kMsPerTokenPair, double bMsPerSequence,
                         double vMsPerContextToken, int stepTokens, double hMsPerHostToken) {
     /** h: 128 KiB of KV per token over PCIe 5.0 x16 at an effective 25 GB/s, as the simulated engine copies it. */
     public static final TtftModel LLAMA_8B_H100 = new TtftModel(6.5, 0.020, 1.3e-6, 0.0044, 7.6e-5, 8_192,
             128 * 1024 * 1000.0 / 25e9);
+    /**
+     * Llama-3.1-70B on four H100s (tensor parallel 4), ENGINE_MODEL.md's 70B column; h: 80 KiB of KV
+     * per token per GPU over the same link.
+     */
+    public static final TtftModel LLAMA_70B_4XH100 = new TtftModel(12.6, 0.076, 1.6e-6, 0.0044, 4.8e-5, 8_192,
+            80 * 1024 * 1000.0 / 25e9);
+    /** The models by the name {@code router.engine.model} and the bench's {@code --engine} give them. */
+    public static final Map<String, TtftModel> NAMED = Map.of("llama-8b-h100", LLAMA_8B_H100, "llama-70b-4xh100", LLAMA_70B_4XH100);
+
+    /** The model of that name; an unknown name fails with the known ones. */
+    public static TtftModel named(String name) {
+        TtftModel model = NAMED.get(name);
+        if (model == null) {
+            throw new IllegalArgumentException("unknown engine model '" + name + "', known: " + names());
+        }
+        return model;
+    }
+
+    /** The names of {@link #NAMED}, sorted. */
+    public static List<String> names() {
+        return List.copyOf(new TreeSet<>(NAMED.keySet()));
+    }
 
     /** Prefill time of {@code newTokens} with {@code cachedTokens} already in KV, alone on the GPU. */
     public double prefillMs(long newTokens, long cachedTokens) {

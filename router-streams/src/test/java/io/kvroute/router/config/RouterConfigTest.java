@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvroute.platform.config.ConfigException;
+import io.kvroute.router.routing.TtftModel;
 import io.kvroute.platform.config.Settings;
 import io.kvroute.router.RouterApp;
 import java.nio.file.Files;
@@ -70,6 +71,15 @@ class RouterConfigTest {
                 .isInstanceOf(ConfigException.class).hasMessageContaining("router.kv.event.index.capacity");
         assertThatThrownBy(() -> with("router.policy", "random"))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("router.policy");
+    }
+
+    @Test
+    void shouldEstimateWithTheEngineModelItIsToldTheWorkersRun() {
+        assertThat(RouterConfig.from(Settings.of(minimal())).routing().engineModel()).isEqualTo(TtftModel.LLAMA_8B_H100);
+        assertThat(with(RouterConfig.ENGINE_MODEL, "llama-70b-4xh100").routing().engineModel()).isEqualTo(TtftModel.LLAMA_70B_4XH100);
+        assertThatThrownBy(() -> with(RouterConfig.ENGINE_MODEL, "llama-405b"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("router.engine.model").hasMessageContaining("llama-405b")
+                .hasMessageContaining("llama-70b-4xh100");
     }
 
     @Test

@@ -18,6 +18,7 @@ import io.kvroute.router.routing.Residency;
 import io.kvroute.router.routing.RouteRequest;
 import io.kvroute.router.routing.Router;
 import io.kvroute.router.routing.RouterState;
+import io.kvroute.router.routing.RoutingSettings;
 import io.kvroute.router.routing.RoutingResult;
 import io.kvroute.router.routing.TieBreak;
 import io.kvroute.router.routing.WorkerSnapshot;
@@ -129,9 +130,11 @@ public final class SimulationRun {
         this.conditions = conditions;
         this.extended = conditions != Conditions.NONE;
         this.routers = new Router[config.routers().instances()];
+        // the routers are configured for the engine they route to (router.engine.model)
+        RoutingSettings routing = config.routing().withEngineModel(config.engine().routerModel());
         for (int i = 0; i < routers.length; i++) {
             // the first instance breaks ties by worker id, as a single router does
-            RouterState state = new RouterState(config.routing(), new KvEventIndex(config.routing().kvEventIndexCapacity()),
+            RouterState state = new RouterState(routing, new KvEventIndex(routing.kvEventIndexCapacity()),
                     conditions.regions(), new TieBreak(i));
             routers[i] = new Router(Policies.create(policy, state), state);
         }
