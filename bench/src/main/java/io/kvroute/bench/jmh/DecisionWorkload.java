@@ -63,7 +63,7 @@ public final class DecisionWorkload {
         return new RoutingSettings(Long.MAX_VALUE / 4, Set.of("us-east", "eu-west"), d.saturationQueueFactor(),
                 d.saturationKvUsage(), d.kvHeadroom(), d.prefillTokensPerSecond(), d.decodeReserveTokens(),
                 d.ledgerGraceMs(), PENDING_MS, blocks, blocks, d.randomSeed(), d.candidateSampleSize(),
-                d.candidatePrefixHolders());
+                d.candidatePrefixHolders(), d.engineModel());
     }
 
     public static String workerId(int i) {

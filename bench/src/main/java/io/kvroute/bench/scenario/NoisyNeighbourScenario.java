@@ -69,7 +69,7 @@ public final class NoisyNeighbourScenario implements Scenario {
         RoutingSettings routing = new RoutingSettings(d.telemetryTtlMs(), d.knownRegions(), factor, d.saturationKvUsage(),
                 d.kvHeadroom(), d.prefillTokensPerSecond(), d.decodeReserveTokens(), d.ledgerGraceMs(), d.ledgerMaxAgeMs(),
                 d.prefixIndexCapacity(), d.kvEventIndexCapacity(), d.randomSeed(), d.candidateSampleSize(),
-                d.candidatePrefixHolders());
+                d.candidatePrefixHolders(), d.engineModel());
         return SimConfig.defaults().withSeed(seed).withRouting(routing);
     }
 

@@ -178,8 +178,7 @@ public final class RouterConfig {
         int prefixHolders = s.intValue(CANDIDATE_PREFIX_HOLDERS, 0, 1_000_000);
         routing = new RoutingSettings(ttl, Set.copyOf(regions), queueFactor, kvSaturation, kvHeadroom, prefillRate,
                 RoutingSettings.DEFAULT_DECODE_RESERVE_TOKENS, graceMs, maxAgeMs, prefixCapacity, kvEventCapacity, randomSeed,
-                sampleSize, prefixHolders)
-                .withEngineModel(TtftModel.named(s.oneOf(ENGINE_MODEL, TtftModel.names())));
+                sampleSize, prefixHolders, TtftModel.named(s.oneOf(ENGINE_MODEL, TtftModel.names())));
         regionCatalog = regionCatalog(s);
         residency = parsed(s, TENANT_REGIONS, Residency::parse);
         // a misspelt region would silently never match a worker: refuse it at start-up

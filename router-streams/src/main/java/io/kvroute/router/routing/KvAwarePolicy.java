@@ -138,10 +138,11 @@ public final class KvAwarePolicy implements RoutingPolicy {
         long targetMs = regions.ttftTargetMs(LatencyClass.of(request));
         Estimate cheapest = null;
         Estimate[] estimates = new Estimate[matched.length];
+        double decodeDragMs = decodeDragMs(request);
         double holderTtftMs = Double.MAX_VALUE;
         int holders = 0;
         for (int i = 0; i < matched.length; i++) {
-            estimates[i] = estimate(request, candidates.get(i), matched[i], bestMatch, nowMs);
+            estimates[i] = estimate(request, candidates.get(i), matched[i], bestMatch, decodeDragMs, nowMs);
             if (bestMatch > 0 && matched[i] == bestMatch) {
                 holderTtftMs = Math.min(holderTtftMs, estimates[i].ttftMs());
                 holders++;
@@ -210,7 +211,7 @@ public final class KvAwarePolicy implements RoutingPolicy {
     @Override
     public void onPeerPlaced(RouteRequest request, WorkerSnapshot worker, long decidedAtMs) {
         int matched = state.cachedBlocks(worker, request, decidedAtMs);
-        Estimate e = estimate(request, worker, matched, matched, decidedAtMs);
+        Estimate e = estimate(request, worker, matched, matched, decodeDragMs(request), decidedAtMs);
         account(request, worker.workerId(), decidedAtMs, e.delayMs(), e.workMs(), matched);
     }
 
@@ -240,7 +241,8 @@ public final class KvAwarePolicy implements RoutingPolicy {
         top[i] = e;
     }
 
-    Estimate estimate(RouteRequest request, WorkerSnapshot worker, int matched, int bestMatch, long nowMs) {
+    /** {@code decodeDragMs}: {@link #decodeDragMs}, which depends on the request only. */
+    Estimate estimate(RouteRequest request, WorkerSnapshot worker, int matched, int bestMatch, double decodeDragMs, long nowMs) {
         RoutingSettings settings = state.settings();
         PendingLoad pending = state.pending(worker, nowMs);
         int cached = request.cachedTokens(matched);
@@ -279,7 +281,7 @@ public final class KvAwarePolicy implements RoutingPolicy {
         double blockingMs = Math.min(prefillMs + hostLoadMs + decodeMs, model.fullStepMs());
         double arrivalsPerMs = history.arrivalsPerMs(nowMs);
         double congestionMs = queueMs + batchMs + arrivalsPerMs * blockingMs * blockingMs
-                + arrivalsPerMs * decodeDragMs(request) * (queueMs + prefillMs + decodeMs);
+                + arrivalsPerMs * decodeDragMs * (queueMs + prefillMs + decodeMs);
         int duplicated = request.cachedTokens(bestMatch) - cached;
         double replicationMs = duplicated > 0 ? DUPLICATION_WEIGHT * model.prefillMs(duplicated, 0) : 0.0;
         return new Estimate(worker, matched, pending.requests(), delay, queueMs, prefillMs, hostLoadMs, decodeMs, batchMs, kvAfter,

@@ -72,24 +72,14 @@ public record RoutingSettings(
         }
     }
 
-    /** Settings with the default candidate sampling. */
+    /** Settings with the default candidate sampling, for workers running Llama-3.1-8B on one H100. */
     public RoutingSettings(long telemetryTtlMs, Set<String> knownRegions, double saturationQueueFactor,
                            double saturationKvUsage, double kvHeadroom, double prefillTokensPerSecond,
                            int decodeReserveTokens, long ledgerGraceMs, long ledgerMaxAgeMs, int prefixIndexCapacity,
                            int kvEventIndexCapacity, long randomSeed) {
         this(telemetryTtlMs, knownRegions, saturationQueueFactor, saturationKvUsage, kvHeadroom, prefillTokensPerSecond,
                 decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, prefixIndexCapacity, kvEventIndexCapacity, randomSeed,
-                DEFAULT_CANDIDATE_SAMPLE_SIZE, DEFAULT_CANDIDATE_PREFIX_HOLDERS);
-    }
-
-    /** Settings for workers running Llama-3.1-8B on one H100 ({@link TtftModel#LLAMA_8B_H100}). */
-    public RoutingSettings(long telemetryTtlMs, Set<String> knownRegions, double saturationQueueFactor,
-                           double saturationKvUsage, double kvHeadroom, double prefillTokensPerSecond,
-                           int decodeReserveTokens, long ledgerGraceMs, long ledgerMaxAgeMs, int prefixIndexCapacity,
-                           int kvEventIndexCapacity, long randomSeed, int candidateSampleSize, int candidatePrefixHolders) {
-        this(telemetryTtlMs, knownRegions, saturationQueueFactor, saturationKvUsage, kvHeadroom, prefillTokensPerSecond,
-                decodeReserveTokens, ledgerGraceMs, ledgerMaxAgeMs, prefixIndexCapacity, kvEventIndexCapacity, randomSeed,
-                candidateSampleSize, candidatePrefixHolders, TtftModel.LLAMA_8B_H100);
+                DEFAULT_CANDIDATE_SAMPLE_SIZE, DEFAULT_CANDIDATE_PREFIX_HOLDERS, TtftModel.LLAMA_8B_H100);
     }
 
     public static RoutingSettings defaults() {
