@@ -1,7 +1,7 @@
 package io.kvroute.router.routing;
 
-import java.util.LinkedHashMap;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

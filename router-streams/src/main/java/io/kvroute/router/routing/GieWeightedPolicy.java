@@ -1,8 +1,8 @@
 package io.kvroute.router.routing;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

@@ -100,14 +100,10 @@ public final class KvAwarePolicy implements RoutingPolicy {
     private String delayRegion;
     private long delayOfRegion;
 
-    /** The policy with the engine model the router's settings name ({@link RoutingSettings#engineModel}). */
+    /** The policy estimating with the engine model the router's settings name ({@link RoutingSettings#engineModel}). */
     public KvAwarePolicy(RouterState state) {
-        this(state, state.settings().engineModel());
-    }
-
-    public KvAwarePolicy(RouterState state, TtftModel model) {
         this.state = state;
-        this.model = model;
+        this.model = state.settings().engineModel();
         // recent demand only: a power of two up to a quarter of the prefix index's pairs covers the blocks of the last few time constants
         this.demand = new PrefixDemand(Integer.highestOneBit(Math.max(1024, state.settings().prefixIndexCapacity() / 4)),
                 ARRIVAL_RATE_TAU_MS);

@@ -43,10 +43,6 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
     private ProcessorContext<Object, Object> context;
     private KeyValueStore<String, DispatchedRequest> inFlight;
 
-    public ResultTracker(String responsesTopic, Deserializer<ResponseEvent> deserializer) {
-        this(responsesTopic, deserializer, new FairShares(), false, new OutputLengths());
-    }
-
     /**
      * @param settleQuotas  whether requests come through admission: then a result settles its quota reservation
      * @param outputLengths where a completed request's answer length goes (the router's, for its batch-slot waits)
