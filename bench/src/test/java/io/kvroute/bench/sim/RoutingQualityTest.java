@@ -53,6 +53,24 @@ class RoutingQualityTest {
         assertNearSaturation(Simulator.run("round-robin", trace, config));
     }
 
+    /**
+     * A fleet short of KV for its load (150 tenants on 6 GPUs at 36 req/s: the running batches fill
+     * most of each GPU's KV): kvroute must not copy prefixes into what KV is left until no worker can
+     * admit more, and does no worse at the tail than GIE's weighted prefix scorer.
+     */
+    @Test
+    void shouldNotFillAFleetShortOfKvWithPrefixCopies() {
+        SimConfig config = SimConfig.defaults().withFleet(FleetSpec.parse("us-east=6@5"));
+        List<TraceRequest> trace = TenantWorkload.generate(TenantWorkload.Spec.llmdDefaults(3_000, 36, config.seed()));
+
+        Map<String, PolicyResult> results = Simulator.runAll(List.of("kvroute", "gie-weighted"), trace, config, 2);
+
+        PolicyResult kvroute = results.get("kvroute");
+        assertThat(kvroute.completed()).isEqualTo(trace.size());
+        assertThat(kvroute.ttftMs().p99()).as("kvroute %s against gie-weighted %s", kvroute.ttftMs(), results.get("gie-weighted").ttftMs())
+                .isLessThanOrEqualTo(results.get("gie-weighted").ttftMs().p99());
+    }
+
     private static void assertNearSaturation(PolicyResult roundRobin) {
         assertThat(roundRobin.ttftMs().p99()).as("round-robin's TTFT p99 against 5x its p50 (%s)", roundRobin.ttftMs())
                 .isGreaterThanOrEqualTo(5 * roundRobin.ttftMs().p50());

@@ -5,6 +5,7 @@ import static io.kvroute.router.routing.Fleet.blocks;
 import static io.kvroute.router.routing.Fleet.request;
 import static io.kvroute.router.routing.Fleet.worker;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import java.util.HashMap;
 import java.util.List;
@@ -307,8 +308,30 @@ class KvAwarePolicyTest {
 
         assertThat(placement.workerId()).isEqualTo("w-a");
         ScoredCandidate copy = placement.topCandidates().stream().filter(c -> c.workerId().equals("w-b")).findFirst().orElseThrow();
+        double free = 1 - copy.components().get("kv");
         assertThat(copy.components().get("replication_ms"))
-                .isEqualTo(KvAwarePolicy.DUPLICATION_WEIGHT * TtftModel.LLAMA_8B_H100.prefillMs(6_400, 0));
+                .isCloseTo(KvAwarePolicy.DUPLICATION_WEIGHT * TtftModel.LLAMA_8B_H100.prefillMs(6_400, 0) / (free * free), within(1e-6));
+    }
+
+    @Test
+    void shouldCopyABusyHoldersPrefixOnlyWhereKvIsPlentiful() {
+        long[] shared = blocks(100, 79);
+        // ~20,000 queued tokens: a cold copy on an idle GPU starts sooner
+        WorkerSnapshot holder = worker("w-a").queuedPrefillTokens(20_000).waiting(8).build();
+        router.state().prefixIndex().record("w-a", shared, NOW - 10);
+        RouteRequest r = request("r1", 6_500, shared);
+
+        WorkerSnapshot roomy = worker("w-b").kvBlocks(28_000, 5_600).build();
+        assertThat(router.route(r, List.of(holder, roomy), NOW).placement().orElseThrow().workerId()).isEqualTo("w-b");
+
+        // the same GPU with its KV 85 % in use: the copy's blocks would take a third of what is left
+        Router other = Router.create(KvAwarePolicy.NAME, Fleet.settings());
+        other.state().prefixIndex().record("w-a", shared, NOW - 10);
+        WorkerSnapshot nearlyFull = worker("w-b").kvBlocks(28_000, 23_800).build();
+        Placement placement = other.route(r, List.of(holder, nearlyFull), NOW).placement().orElseThrow();
+        assertThat(placement.workerId()).isEqualTo("w-a");
+        ScoredCandidate copy = placement.topCandidates().stream().filter(c -> c.workerId().equals("w-b")).findFirst().orElseThrow();
+        assertThat(copy.components().get("kv_penalty_ms")).isZero();
     }
 
     @Test
