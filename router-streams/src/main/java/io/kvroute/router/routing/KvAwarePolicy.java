@@ -81,7 +81,10 @@ public final class KvAwarePolicy implements RoutingPolicy {
      * congestion charge.
      */
     static final double DUPLICATION_WEIGHT = 0.5;
-    /** Free KV share below which a copy's charge grows no further (past saturation the worker is no candidate). */
+    /**
+     * Free KV share below which a copy's charge grows no further: 1 minus the default KV headroom, past which
+     * {@code kv_penalty_ms} prices the placement instead.
+     */
     static final double MIN_FREE_KV = 0.05;
     /** Time constant of each worker's arrival rate (requests the router placed there). */
     static final double ARRIVAL_RATE_TAU_MS = 5_000.0;
