@@ -13,13 +13,24 @@ import java.util.Map;
  * it is HEALTHY (DEGRADED only when no healthy worker passes), it owns at least one partition,
  * it is not cooling down after a rate limit (its own {@link WorkerSnapshot#rateLimitedUntilMs} or
  * a 429 the router saw, {@link Cooldowns}), and it is not saturated counting the load the router
- * placed since its telemetry.
+ * placed since its telemetry. A worker whose KV alone is saturated stays a candidate for a
+ * request whose prefix it holds when the policy prices KV usage ({@link RoutingPolicy#pricesKvUsage}):
+ * there the request needs KV only for its own tokens, anywhere else for the prefix too, and
+ * leaving the holder out makes every such request copy the prefix to a second worker.
  */
 public final class CandidateFilter {
     private final RouterState state;
+    private final boolean keepsKvFullHolders;
 
+    /** A filter leaving out every saturated worker. */
     public CandidateFilter(RouterState state) {
+        this(state, false);
+    }
+
+    /** {@code keepsKvFullHolders}: whether a worker saturated only by its KV usage stays a candidate for a request whose prefix it holds. */
+    public CandidateFilter(RouterState state, boolean keepsKvFullHolders) {
         this.state = state;
+        this.keepsKvFullHolders = keepsKvFullHolders;
     }
 
     public CandidateSet filter(RouteRequest request, Collection<WorkerSnapshot> workers, long nowMs) {
@@ -121,17 +132,20 @@ public final class CandidateFilter {
         if (state.cooldowns().cooling(worker, nowMs)) {
             return Exclusion.RATE_LIMITED;
         }
-        if (saturated(worker, state.pending(worker, nowMs), settings)) {
+        PendingLoad pending = state.pending(worker, nowMs);
+        if (queueSaturated(worker, pending, settings)
+                || (kvSaturated(worker, pending, settings) && !(keepsKvFullHolders && state.cachedBlocks(worker, request, nowMs) > 0))) {
             return Exclusion.SATURATED;
         }
         return null;
     }
 
-    static boolean saturated(WorkerSnapshot worker, PendingLoad pending, RoutingSettings settings) {
+    private static boolean queueSaturated(WorkerSnapshot worker, PendingLoad pending, RoutingSettings settings) {
         long requests = (long) worker.running() + worker.waiting() + pending.requests();
-        if (worker.maxRunning() > 0 && requests >= worker.maxRunning() * settings.saturationQueueFactor()) {
-            return true;
-        }
+        return worker.maxRunning() > 0 && requests >= worker.maxRunning() * settings.saturationQueueFactor();
+    }
+
+    private static boolean kvSaturated(WorkerSnapshot worker, PendingLoad pending, RoutingSettings settings) {
         return kvUsageWith(worker, pending.kvBlocks()) >= settings.saturationKvUsage();
     }
 

@@ -23,10 +23,14 @@ import java.util.Optional;
  * batch_ms       = requests beyond the batch limit * the time the worker takes to free a slot: the average answer
  *                  length ({@link OutputLengths}, from results) / the tokens it generates per second (its telemetry),
  *                  or {@value #SLOT_WAIT_MS} ms until both are known
- * kv_penalty_ms  = large when the request would push KV usage past the headroom
  * network_ms     = the region's round trip: {@link RegionCatalog#delayMs} when the catalog lists the region,
  *                  else learnt from how old its freshest telemetry is on arrival ({@link TransitDelays})
  * ttft_ms        = sum of the above: the estimate
+ * kv_penalty_ms  = once the worker's KV usage after the placement passes the headroom: half the prefill time of
+ *                  the tokens the request itself adds to its KV (its uncached prompt, but a copied prefix, and a
+ *                  decode reserve) / (1 - that usage)^2, the copy's price below for the request's own pages. A
+ *                  holder past the headroom takes only those; a copy elsewhere takes the prefix's pages too,
+ *                  which fill a second worker with the same blocks
  * congestion_ms  = queue_ms and batch_ms once more + arrival rate there * work^2 (work = prefill_ms + host_load_ms +
  *                  decode_ms, at most one full engine step) + arrival rate there * answer * a step's decode work for
  *                  one more sequence * (queue_ms + prefill_ms + decode_ms) (answer = the average answer length,
@@ -45,7 +49,7 @@ import java.util.Optional;
  *                  the holders) * how much sooner one of them would start here, holding the prefix, than at its
  *                  best holder now * the share of this worker's cache that is free (a copy into a full cache
  *                  evicts a prefix whose next requests lose about as much)
- * score          = ttft_ms + congestion_ms + replication_ms - future_gain_ms
+ * score          = ttft_ms + kv_penalty_ms + congestion_ms + replication_ms - future_gain_ms
  * </pre>
  *
  * Without the congestion charge, each request would load the nearest worker until it is as slow
@@ -58,8 +62,8 @@ import java.util.Optional;
  *
  * <p>When the {@link RegionCatalog} prices regions differently, the winner is instead the
  * candidate in the cheapest region whose TTFT estimate meets the request's target
- * ({@link LatencyClass}), the lowest score within that region; when no candidate meets it, the
- * lowest score (spill-over).
+ * ({@link LatencyClass}) within the KV headroom, the lowest score within that region; when no
+ * candidate meets it, the lowest score (spill-over).
  *
  * <p>Cached prefix blocks are what workers report in their KV events ({@link KvEventIndex},
  * precise), or more where the router itself placed more there ({@link ApproximatePrefixIndex}):
@@ -74,7 +78,6 @@ public final class KvAwarePolicy implements RoutingPolicy {
     public static final String NAME = "kvroute";
     /** Wait per request queued beyond the batch limit before any result tells how long answers are. */
     static final double SLOT_WAIT_MS = 25.0;
-    static final double KV_PENALTY_MS = 10_000.0;
     /**
      * Share of a duplicated prefix's recompute time charged to a non-holder, for the prefix of
      * someone else that the copy will evict; the time the copy holds up others is in the
@@ -82,8 +85,8 @@ public final class KvAwarePolicy implements RoutingPolicy {
      */
     static final double DUPLICATION_WEIGHT = 0.5;
     /**
-     * Free KV share below which a copy's charge grows no further: 1 minus the default KV headroom, past which
-     * {@code kv_penalty_ms} prices the placement instead.
+     * Free KV share below which a copy's charge and {@code kv_penalty_ms} grow no further: 1 minus the default KV
+     * headroom (so a worker past it is told from another only by the pages each would take).
      */
     static final double MIN_FREE_KV = 0.05;
     /** Time constant of each worker's arrival rate (requests the router placed there). */
@@ -119,6 +122,12 @@ public final class KvAwarePolicy implements RoutingPolicy {
     @Override
     public String name() {
         return NAME;
+    }
+
+    /** The KV penalty prices a worker's KV, so a holder past the saturation usage stays a candidate. */
+    @Override
+    public boolean pricesKvUsage() {
+        return true;
     }
 
     @Override
@@ -166,7 +175,7 @@ public final class KvAwarePolicy implements RoutingPolicy {
                 }
             }
             insert(top, e, state.tieBreak());
-            if (byPrice && e.ttftMs() <= targetMs && (cheapest == null || cheaper(e, cheapest, regions, state.tieBreak()))) {
+            if (byPrice && e.ttftMs() <= targetMs && e.kvPenaltyMs() == 0 && (cheapest == null || cheaper(e, cheapest, regions, state.tieBreak()))) {
                 cheapest = e;
             }
         }
@@ -275,9 +284,14 @@ public final class KvAwarePolicy implements RoutingPolicy {
         long ahead = (long) worker.running() + worker.waiting() + pending.requests();
         long beyondLimit = ahead + 1 - worker.maxRunning();
         double batchMs = beyondLimit > 0 ? beyondLimit * slotWaitMs(worker) : 0.0;
-        double kvAfter = CandidateFilter.kvUsageWith(worker,
-                pending.kvBlocks() + settings.kvBlocksNeeded(request, matched, worker.kvBlockTokens()));
-        double kvPenaltyMs = kvAfter > settings.kvHeadroom() ? KV_PENALTY_MS * (1 + kvAfter - settings.kvHeadroom()) : 0.0;
+        long neededBlocks = settings.kvBlocksNeeded(request, matched, worker.kvBlockTokens());
+        double kvAfter = CandidateFilter.kvUsageWith(worker, pending.kvBlocks() + neededBlocks);
+        int duplicated = request.cachedTokens(bestMatch) - cached;
+        double kvPenaltyMs = 0.0;
+        if (kvAfter > settings.kvHeadroom()) {
+            long ownTokens = Math.max(0, neededBlocks * worker.kvBlockTokens() - Math.max(0, duplicated));
+            kvPenaltyMs = DUPLICATION_WEIGHT * model.prefillMs((int) Math.min(Integer.MAX_VALUE, ownTokens), 0) / freeKvSquared(kvAfter);
+        }
         double networkMs = 2.0 * delay;
         // A prefill longer than one engine step holds up later arrivals for all of it, but charging
         // that in full would push the longest prompts (the tail) away from where they are fastest.
@@ -285,17 +299,17 @@ public final class KvAwarePolicy implements RoutingPolicy {
         double arrivalsPerMs = history.arrivalsPerMs(nowMs);
         double congestionMs = queueMs + batchMs + arrivalsPerMs * blockingMs * blockingMs
                 + arrivalsPerMs * decodeDragMs * (queueMs + prefillMs + decodeMs);
-        int duplicated = request.cachedTokens(bestMatch) - cached;
         double replicationMs = duplicated > 0 ? DUPLICATION_WEIGHT * model.prefillMs(duplicated, 0) / freeKvSquared(kvAfter) : 0.0;
         return new Estimate(worker, matched, pending.requests(), delay, queueMs, prefillMs, hostLoadMs, decodeMs, batchMs, kvAfter,
                 kvPenaltyMs, networkMs, congestionMs, replicationMs, arrivalsPerMs, decodePerStep, 0.0);
     }
 
     /**
-     * (1 - KV usage)^2, at least {@value #MIN_FREE_KV} squared: what a copy's charge is divided by.
-     * Without it, copies made while queues are long fill the fleet's KV with duplicates of the same
-     * prefixes until no worker can admit more (150 tenants on 6 GPUs at 36 req/s: a tenant's
-     * requests on 3.6 GPUs on average and a p99 TTFT of 11 s, against 1.2 GPUs and 381 ms with it).
+     * (1 - KV usage)^2, at least {@value #MIN_FREE_KV} squared: what a copy's charge, and past the
+     * headroom the request's own pages, are divided by. Without it, copies made while queues are
+     * long fill the fleet's KV with duplicates of the same prefixes until no worker can admit more
+     * (150 tenants on 6 GPUs at 36 req/s: a tenant's requests on 3.6 GPUs on average and a p99 TTFT
+     * of 11 s, against 1.2 GPUs and 381 ms with it).
      */
     private static double freeKvSquared(double kvUsage) {
         double free = Math.max(MIN_FREE_KV, 1.0 - kvUsage);
@@ -391,11 +405,11 @@ public final class KvAwarePolicy implements RoutingPolicy {
          * times, and nothing to load from host memory.
          */
         double ttftWithPrefillMs(double prefillMs, double decodeMs) {
-            return queueMs + prefillMs + decodeMs + batchMs + kvPenaltyMs + networkMs;
+            return queueMs + prefillMs + decodeMs + batchMs + networkMs;
         }
 
         double score() {
-            return ttftMs() + congestionMs + replicationMs - futureGainMs;
+            return ttftMs() + kvPenaltyMs + congestionMs + replicationMs - futureGainMs;
         }
 
         Estimate withFutureGain(double gainMs) {

@@ -29,7 +29,7 @@ public final class Router {
     public Router(RoutingPolicy policy, RouterState state) {
         this.policy = policy;
         this.state = state;
-        this.filter = new CandidateFilter(state);
+        this.filter = new CandidateFilter(state, policy.pricesKvUsage());
         this.sampler = new CandidateSampler(state.settings());
     }
 

@@ -17,6 +17,16 @@ public interface RoutingPolicy {
     /** Chooses a worker and partition among {@code candidates}; empty if none fits. */
     Optional<Placement> place(RouteRequest request, List<WorkerSnapshot> candidates, long nowMs);
 
+    /**
+     * Whether the policy prices a worker's KV usage itself. If so, a worker whose KV usage has
+     * reached {@link RoutingSettings#saturationKvUsage} stays a candidate for a request whose
+     * prefix it holds (the policy weighs waiting there for KV against copying the prefix
+     * elsewhere); otherwise every such worker is left out as saturated.
+     */
+    default boolean pricesKvUsage() {
+        return false;
+    }
+
     /** Called after {@code placement} was accepted, so stateful policies can advance. */
     default void onPlaced(RouteRequest request, Placement placement, long nowMs) {
     }

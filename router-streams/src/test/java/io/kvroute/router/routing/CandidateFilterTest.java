@@ -65,6 +65,25 @@ class CandidateFilterTest {
     }
 
     @Test
+    void shouldKeepAWorkerWhoseKvIsFullForARequestWhosePrefixItHoldsOnlyWhenThePolicyPricesKv() {
+        long[] prefix = Fleet.blocks(8, 11);
+        WorkerSnapshot kvFullHolder = worker("w-a").kvBlocks(1_000, 990).build();
+        WorkerSnapshot kvFullOther = worker("w-b").kvBlocks(1_000, 990).build();
+        WorkerSnapshot queueFullHolder = worker("w-c").maxRunning(10).running(10).waiting(10).build();
+        state.prefixIndex().record("w-a", prefix, NOW - 10);
+        state.prefixIndex().record("w-c", prefix, NOW - 10);
+        List<WorkerSnapshot> workers = List.of(kvFullHolder, kvFullOther, queueFullHolder);
+
+        CandidateSet pricingKv = new CandidateFilter(state, true).filter(request("r1", 600, prefix), workers, NOW);
+        CandidateSet plain = filter.filter(request("r1", 600, prefix), workers, NOW);
+
+        assertThat(pricingKv.candidates()).extracting(WorkerSnapshot::workerId).containsExactly("w-a");
+        assertThat(pricingKv.excludedCount(Exclusion.SATURATED)).isEqualTo(2);
+        assertThat(plain.isEmpty()).isTrue();
+        assertThat(plain.excludedCount(Exclusion.SATURATED)).isEqualTo(3);
+    }
+
+    @Test
     void shouldCountPendingLoadTowardsSaturation() {
         WorkerSnapshot almostFull = worker("w-a").maxRunning(10).running(10).waiting(9).build();
         assertThat(filter.filter(request("r1", 100), List.of(almostFull), NOW).isEmpty()).isFalse();

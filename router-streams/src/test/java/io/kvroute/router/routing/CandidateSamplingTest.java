@@ -97,7 +97,7 @@ class CandidateSamplingTest {
             Router router = Router.create(policy, settings);
             RouterState referenceState = new RouterState(settings);
             RoutingPolicy reference = Policies.create(policy, referenceState);
-            CandidateFilter referenceFilter = new CandidateFilter(referenceState);
+            CandidateFilter referenceFilter = new CandidateFilter(referenceState, reference.pricesKvUsage());
             List<long[]> prompts = new ArrayList<>();
             for (int p = 0; p < 12; p++) {
                 prompts.add(Fleet.blocks(4 + random.nextInt(20), p % 4));

@@ -335,6 +335,29 @@ class KvAwarePolicyTest {
     }
 
     @Test
+    void shouldKeepAPrefixOnItsHolderPastTheKvHeadroomRatherThanCopyItToAFillingWorker() {
+        long[] shared = blocks(100, 80);
+        RouteRequest r = request("r1", 6_500, shared);
+        // 85 % in use: the copy takes 6,400 prefix tokens' pages there, charged about 55 half prefills of them
+        WorkerSnapshot filling = worker("w-b").kvBlocks(28_000, 23_800).build();
+        // past the 95 % headroom (96 %) and past the 98 % saturation: the holder needs pages for its ~230 own tokens only
+        for (int used : new int[] {26_900, 27_500}) {
+            Router fresh = Router.create(KvAwarePolicy.NAME, Fleet.settings());
+            fresh.state().prefixIndex().record("w-a", shared, NOW - 10);
+            WorkerSnapshot holder = worker("w-a").kvBlocks(28_000, used).build();
+
+            Placement placement = fresh.route(r, List.of(holder, filling), NOW).placement().orElseThrow();
+
+            assertThat(placement.workerId()).as("holder using %d of 28,000 pages", used).isEqualTo("w-a");
+            // the pages of its 100 uncached tokens and a 128-token answer, priced as a copy's
+            int ownTokens = (int) (Fleet.settings().kvBlocksNeeded(r, 100, holder.kvBlockTokens()) * holder.kvBlockTokens());
+            double free = Math.max(KvAwarePolicy.MIN_FREE_KV, 1 - placement.topCandidates().get(0).components().get("kv"));
+            assertThat(placement.topCandidates().get(0).components().get("kv_penalty_ms")).isCloseTo(
+                    KvAwarePolicy.DUPLICATION_WEIGHT * TtftModel.LLAMA_8B_H100.prefillMs(ownTokens, 0) / (free * free), within(1e-6));
+        }
+    }
+
+    @Test
     void shouldReplicateAHotPrefixWhenItsHolderIsOverloaded() {
         long[] shared = blocks(100, 78);
         WorkerSnapshot holder = worker("w-a").queuedPrefillTokens(200_000).waiting(60).build();
