@@ -27,10 +27,10 @@ import java.util.Optional;
  *                  else learnt from how old its freshest telemetry is on arrival ({@link TransitDelays})
  * ttft_ms        = sum of the above: the estimate
  * kv_penalty_ms  = once the worker's KV usage after the placement passes the headroom: half the prefill time of
- *                  the tokens the request itself adds to its KV (its uncached prompt, but a copied prefix, and a
- *                  decode reserve) / (1 - that usage)^2, the copy's price below for the request's own pages. A
- *                  holder past the headroom takes only those; a copy elsewhere takes the prefix's pages too,
- *                  which fill a second worker with the same blocks
+ *                  the tokens the request itself adds to its KV (its uncached prompt less a copied prefix, which
+ *                  replication_ms charges, plus a decode reserve) / (1 - that usage)^2, the copy's price below
+ *                  for the request's own pages. A holder past the headroom takes only those; a copy elsewhere
+ *                  takes the prefix's pages too, which fill a second worker with the same blocks
  * congestion_ms  = queue_ms and batch_ms once more + arrival rate there * work^2 (work = prefill_ms + host_load_ms +
  *                  decode_ms, at most one full engine step) + arrival rate there * answer * a step's decode work for
  *                  one more sequence * (queue_ms + prefill_ms + decode_ms) (answer = the average answer length,
@@ -290,7 +290,7 @@ public final class KvAwarePolicy implements RoutingPolicy {
         double kvPenaltyMs = 0.0;
         if (kvAfter > settings.kvHeadroom()) {
             long ownTokens = Math.max(0, neededBlocks * worker.kvBlockTokens() - Math.max(0, duplicated));
-            kvPenaltyMs = DUPLICATION_WEIGHT * model.prefillMs((int) Math.min(Integer.MAX_VALUE, ownTokens), 0) / freeKvSquared(kvAfter);
+            kvPenaltyMs = DUPLICATION_WEIGHT * model.prefillMs((int) ownTokens, 0) / freeKvSquared(kvAfter);
         }
         double networkMs = 2.0 * delay;
         // A prefill longer than one engine step holds up later arrivals for all of it, but charging
