@@ -14,7 +14,8 @@ import java.util.Optional;
  * <pre>
  * queue_ms       = GPU time of the work ahead of it when it arrives ({@link WorkerHistory}): the larger of the
  *                  worker's reported queue replayed forward and the router's own recent placements there, drained
- *                  at one ms per ms; with nothing ahead, half a step (it waits for the step in progress)
+ *                  at one ms per ms, the latter at most one full step above the former when the worker reported no
+ *                  prefill running; with nothing ahead, half a step (it waits for the step in progress)
  * prefill_ms     = prefill time of this request's tokens NOT cached on that worker, attending to the cached ones
  * host_load_ms   = time to copy the cached blocks the worker holds only in host memory back to the GPU (its KV
  *                  events name them), which the engine does before the prefill
@@ -271,8 +272,15 @@ public final class KvAwarePolicy implements RoutingPolicy {
                 : model.queuedPrefillMs(reported, (double) reported / Math.max(1, worker.waiting() + worker.runningPrefill()))
                         + model.steps(reported) * decodePerStep;
         long arrivesAtMs = nowMs + delay;
-        double queueMs = Math.max(history.backlogMs(worker.observedAtMs(), reportedMs, nowMs, arrivesAtMs),
-                history.ownBacklogMs(arrivesAtMs));
+        double backlogMs = history.backlogMs(worker.observedAtMs(), reportedMs, nowMs, arrivesAtMs);
+        double ownBacklogMs = history.ownBacklogMs(arrivesAtMs);
+        if (worker.runningPrefill() == 0) {
+            // What the router's own count may add to the report is the step in progress, and while a prefill runs the
+            // attention its remaining chunks pay to the part computed; with none running, more is the count's own drift
+            // (past saturation each request's decode share is counted whole though prefills share steps).
+            ownBacklogMs = Math.min(ownBacklogMs, backlogMs + model.fullStepMs() + decodePerStep);
+        }
+        double queueMs = Math.max(backlogMs, ownBacklogMs);
         if (queueMs <= 0 && worker.running() + pending.requests() > 0) {
             queueMs = model.stepMs(decodePerStep) / 2.0;
         }

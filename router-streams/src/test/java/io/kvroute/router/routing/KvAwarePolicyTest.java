@@ -358,6 +358,29 @@ class KvAwarePolicyTest {
     }
 
     @Test
+    void shouldTrustAReportWithNoPrefillRunningOverItsOwnCountBeyondOneStep() {
+        // the router's own count: 40 prompts of 4,000 tokens placed within 40 ms, seconds of prefill
+        for (int i = 0; i < 40; i++) {
+            router.route(request("placed-" + i, 4_000, blocks(60, 2_000 + i)), List.of(worker("w-a").build()), NOW + i).placement().orElseThrow();
+        }
+        long later = NOW + 1_000;
+        WorkerSnapshot idle = worker("w-a").observedAtMs(later).build();
+        WorkerSnapshot prefilling = worker("w-a").observedAtMs(later).running(1).runningPrefill(1).build();
+
+        double idleQueue = queueMs(router.route(request("r1", 1_000), List.of(idle), later));
+        double prefillingQueue = queueMs(router.route(request("r2", 1_000), List.of(prefilling), later));
+
+        // a report with no prefill running: the count adds at most the step in progress
+        assertThat(idleQueue).isLessThanOrEqualTo(TtftModel.LLAMA_8B_H100.fullStepMs() + TtftModel.LLAMA_8B_H100.decodeMsPerStep(0, 0));
+        // while a prefill runs the report can undercount it, so the count stands: what is left of its seconds of work
+        assertThat(prefillingQueue).isGreaterThan(1_000);
+    }
+
+    private static double queueMs(RoutingResult result) {
+        return result.placement().orElseThrow().topCandidates().get(0).components().get("queue_ms");
+    }
+
+    @Test
     void shouldReplicateAHotPrefixWhenItsHolderIsOverloaded() {
         long[] shared = blocks(100, 78);
         WorkerSnapshot holder = worker("w-a").queuedPrefillTokens(200_000).waiting(60).build();
