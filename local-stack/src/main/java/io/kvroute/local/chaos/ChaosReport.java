@@ -24,11 +24,13 @@ import java.util.Set;
  *   <li>{@code duplicated_results} counts requests with committed terminals from more than one
  *       attempt: a request that ran to the end twice, whose reader would have seen two results.
  *       Of these, {@code duplicated_by_split_transactions} had a terminal written by a worker
- *       transaction that the broker itself split ({@link SplitTransactions}); only the others fail
- *       the run;</li>
+ *       transaction, or a dispatch record written by a router transaction, that the broker itself
+ *       split ({@link SplitTransactions}); only the others fail the run;</li>
  *   <li>{@code dispatched_twice} counts requests written to the dispatch topics more than once with
  *       the same dispatch attempt (a re-placement from a silent region is the next attempt, and is
- *       counted in {@code replaced});</li>
+ *       counted in {@code replaced}). Of these, {@code dispatched_twice_by_split_transactions} had a
+ *       dispatch record written by a router transaction the broker split; only the others fail the
+ *       run;</li>
  *   <li>{@code requests_rerun} (information, not a failure) counts requests with events from more
  *       than one attempt: the faults did hit work in flight;</li>
  *   <li>every poison record must be in the dead-letter topic with a reason;</li>
@@ -49,6 +51,7 @@ public record ChaosReport(
         int duplicatedBySplitTransactions,
         int redeliveredTerminals,
         int dispatchedTwice,
+        int dispatchedTwiceBySplitTransactions,
         int replaced,
         long requestsRerun,
         int dlq,
@@ -62,19 +65,26 @@ public record ChaosReport(
         double durationSeconds) {
 
     /**
-     * How close to a split transaction's start a terminal must have been written to count as part of
-     * it: a worker writes a transaction's results right after beginning it (3 ms apart in the run
-     * that showed the split), and commits every 25 ms.
+     * How close to a split worker transaction's start a terminal must have been written to count as
+     * part of it: a worker writes a transaction's results right after beginning it (3 ms apart in the
+     * run that showed the split), and commits every 25 ms.
      */
     static final long SPLIT_WINDOW_MS = 1_000;
+    /**
+     * The same for a router's dispatch record: two of the router's 50 ms commit intervals. In the run
+     * that showed a router's split the record was written 33 ms before the transaction's recorded
+     * start (the broker records it when the producer's first partition joins the transaction).
+     */
+    static final long ROUTER_SPLIT_WINDOW_MS = 100;
 
     /**
      * @param clientResults each request's status as the client library delivered it (absent: none delivered)
      * @param splits        worker transactions the broker split ({@link SplitTransactions})
+     * @param routerSplits  router transactions the broker split
      */
     public static ChaosReport of(List<ChaosWorkload.Item> items, TopicAudit audit, List<InjectedFault> injected,
                                  Map<String, ResponseStatus> clientResults, List<SplitTransactions.Split> splits,
-                                 long telemetryTtlMs, double durationSeconds) {
+                                 List<SplitTransactions.Split> routerSplits, long telemetryTtlMs, double durationSeconds) {
         Map<FaultKind, Integer> faults = new EnumMap<>(FaultKind.class);
         for (FaultKind kind : FaultKind.values()) {
             faults.put(kind, 0);
@@ -91,7 +101,8 @@ public record ChaosReport(
         for (ResponseStatus status : ResponseStatus.values()) {
             results.put(status, 0);
         }
-        int lost = 0, duplicated = 0, duplicatedBySplit = 0, redelivered = 0, dispatchedTwice = 0, replaced = 0, disagreements = 0, poison = 0;
+        int lost = 0, duplicated = 0, duplicatedBySplit = 0, redelivered = 0, dispatchedTwice = 0, dispatchedTwiceBySplit = 0, replaced = 0,
+                disagreements = 0, poison = 0;
         Set<String> deadLetterKeysWithReason = new HashSet<>();
         audit.deadLetters().stream()
                 .filter(d -> d.key() != null && d.reason() != null && !d.reason().isBlank())
@@ -107,8 +118,13 @@ public record ChaosReport(
                 }
             }
             Map<Integer, Integer> dispatches = audit.dispatchRecords().getOrDefault(id, Map.of());
+            boolean dispatchedInSplit = audit.dispatchWrittenAtMs().getOrDefault(id, List.of()).stream()
+                    .anyMatch(writtenAtMs -> routerSplits.stream().anyMatch(s -> Math.abs(writtenAtMs - s.startedAtMs()) <= ROUTER_SPLIT_WINDOW_MS));
             if (dispatches.values().stream().anyMatch(count -> count > 1)) {
                 dispatchedTwice++;
+                if (dispatchedInSplit) {
+                    dispatchedTwiceBySplit++;
+                }
             }
             if (dispatches.keySet().stream().anyMatch(attempt -> attempt > 1)) {
                 replaced++;
@@ -123,7 +139,7 @@ public record ChaosReport(
             if (perAttempt.size() > 1) {
                 duplicated++;
                 duplicatedIds.add(id);
-                if (terminals.stream().anyMatch(t -> inSplit(t, splits))) {
+                if (dispatchedInSplit || terminals.stream().anyMatch(t -> inSplit(t, splits))) {
                     duplicatedBySplit++;
                 }
             }
@@ -137,7 +153,7 @@ public record ChaosReport(
             }
         }
         return new ChaosReport(items.size(), poison, faults, skipped, results, lost, duplicated,
-                duplicatedIds.stream().limit(20).toList(), duplicatedBySplit, redelivered, dispatchedTwice,
+                duplicatedIds.stream().limit(20).toList(), duplicatedBySplit, redelivered, dispatchedTwice, dispatchedTwiceBySplit,
                 replaced, audit.requestsRerun(), audit.deadLetters().size(), poison - poisonMissing.size(), poisonMissing.stream().limit(20).toList(),
                 dispatchedToSilentRegion(audit, injected, telemetryTtlMs), disagreements, List.copyOf(injected), List.of(), List.of(), durationSeconds);
     }
@@ -148,13 +164,13 @@ public record ChaosReport(
      */
     public ChaosReport withOperatorActions(List<String> restarted, List<String> abortedTransactions) {
         return new ChaosReport(requests, poison, faults, faultsSkipped, results, lost, duplicatedResults, duplicatedIds,
-                duplicatedBySplitTransactions, redeliveredTerminals, dispatchedTwice, replaced, requestsRerun, dlq, poisonInDlq, poisonMissingFromDlq,
+                duplicatedBySplitTransactions, redeliveredTerminals, dispatchedTwice, dispatchedTwiceBySplitTransactions, replaced, requestsRerun, dlq, poisonInDlq, poisonMissingFromDlq,
                 dispatchedToSilentRegion, clientDisagreements, timeline, List.copyOf(restarted), List.copyOf(abortedTransactions),
                 durationSeconds);
     }
 
     private static boolean inSplit(TopicAudit.Terminal terminal, List<SplitTransactions.Split> splits) {
-        return terminal.workerId() != null && splits.stream().anyMatch(s -> s.workerId().equals(terminal.workerId())
+        return terminal.workerId() != null && splits.stream().anyMatch(s -> s.owner().equals(terminal.workerId())
                 && Math.abs(terminal.writtenAtMs() - s.startedAtMs()) <= SPLIT_WINDOW_MS);
     }
 
@@ -184,7 +200,8 @@ public record ChaosReport(
     }
 
     public boolean passed() {
-        return lost == 0 && duplicatedResults == duplicatedBySplitTransactions && dispatchedTwice == 0 && poisonMissingFromDlq.isEmpty()
+        return lost == 0 && duplicatedResults == duplicatedBySplitTransactions && dispatchedTwice == dispatchedTwiceBySplitTransactions
+                && poisonMissingFromDlq.isEmpty()
                 && dispatchedToSilentRegion == 0;
     }
 
@@ -207,6 +224,7 @@ public record ChaosReport(
         json.put("duplicated_by_split_transactions", duplicatedBySplitTransactions);
         json.put("redelivered_terminals", redeliveredTerminals);
         json.put("dispatched_twice", dispatchedTwice);
+        json.put("dispatched_twice_by_split_transactions", dispatchedTwiceBySplitTransactions);
         json.put("replaced", replaced);
         json.put("requests_rerun", requestsRerun);
         json.put("dlq", dlq);
@@ -248,8 +266,9 @@ public record ChaosReport(
                 count(ResponseStatus.FAILED), count(ResponseStatus.CANCELLED));
         out.printf("  %-26s %d%n", "lost", lost);
         out.printf("  %-26s %d%s%n", "duplicated results", duplicatedResults, duplicatedBySplitTransactions == 0 ? ""
-                : " (" + duplicatedBySplitTransactions + " from worker transactions the broker split: not a client fault)");
-        out.printf("  %-26s %d%n", "dispatched twice", dispatchedTwice);
+                : " (" + duplicatedBySplitTransactions + " from transactions the broker split: not a client fault)");
+        out.printf("  %-26s %d%s%n", "dispatched twice", dispatchedTwice, dispatchedTwiceBySplitTransactions == 0 ? ""
+                : " (" + dispatchedTwiceBySplitTransactions + " from router transactions the broker split: not a router fault)");
         out.printf("  %-26s %d (from a silent region to another)%n", "re-placed by the router", replaced);
         out.printf("  %-26s %d (a run cut short by a fault and redone)%n", "requests rerun", requestsRerun);
         out.printf("  %-26s %d (poison in it: %d of %d)%n", "dead letters", dlq, poisonInDlq, poison);

@@ -108,7 +108,9 @@ public final class ChaosRun {
                 TopicAudit audit = TopicAudit.read(broker.bootstrapServers(), Serdes.forRegistryUrl(registry.url()), topics,
                         regions(options.fleet()), Duration.ofMinutes(2));
                 List<SplitTransactions.Split> splits = SplitTransactions.read(broker.logFiles(), topics.prefix() + "-worker-");
-                return ChaosReport.of(items, audit, injected, clientResults, splits, telemetryTtlMs,
+                // a router's transactional ids are its application id (<prefix>-router) followed by its stream thread's
+                List<SplitTransactions.Split> routerSplits = SplitTransactions.read(broker.logFiles(), topics.prefix() + "-router-");
+                return ChaosReport.of(items, audit, injected, clientResults, splits, routerSplits, telemetryTtlMs,
                         (System.nanoTime() - startedNs) / 1e9)
                         .withOperatorActions(restarted, abortedTransactions);
             }

@@ -17,9 +17,10 @@ import java.util.regex.Pattern;
  * coordinator found partitions without a leader and skipped their markers ("Couldn't find leader
  * endpoint ... can be skipped"), then recorded the transaction as ended anyway. Those partitions
  * kept the transaction open until the producer's next transaction ended it, so what it wrote
- * there took the next transaction's outcome, not its own: a result committed while its offset
- * commit was aborted runs again (README, "Chaos testing", the limit of a single broker restarted
- * within seconds). No client can repair that; the chaos verdict keeps such duplicates apart from
+ * there took the next transaction's outcome, not its own (or was aborted as hanging): a result
+ * committed while its offset commit was aborted runs again, and so does a router's dispatch
+ * committed while its offset commit and its record of the accepted request were aborted (README,
+ * "Chaos testing", the limit of a single broker restarted within seconds). No client can repair that; the chaos verdict keeps such duplicates apart from
  * the ones a client bug would cause. Reads Kafka's own log lines: if a Kafka version words them
  * differently, nothing is found and such duplicates fail the run, as before.
  */
@@ -29,25 +30,29 @@ final class SplitTransactions {
     private static final Pattern ENDED = Pattern.compile(
             "TransactionalId (\\S+) append transaction log for TxnTransitMetadata\\[.*txnStartTimestamp=(\\d+)");
 
-    /** One split transaction of a worker: its worker id and when the transaction started (broker clock). */
-    record Split(String workerId, long startedAtMs) {
+    /**
+     * One split transaction: whose (its transactional id after the prefix read: a worker's id, or a
+     * router's stream thread) and when it started (broker clock).
+     */
+    record Split(String owner, long startedAtMs) {
     }
 
     private SplitTransactions() {
     }
 
     /**
-     * The split transactions of workers whose transactional ids start with {@code workerTxnPrefix}
-     * ({@code <topic prefix>-worker-}) that the broker logs name; a missing log names none.
+     * The split transactions whose transactional ids start with {@code txnPrefix} (a worker's
+     * {@code <topic prefix>-worker-}, the routers' {@code <topic prefix>-router-}) that the broker
+     * logs name; a missing log names none.
      */
-    static List<Split> read(List<Path> brokerLogs, String workerTxnPrefix) {
+    static List<Split> read(List<Path> brokerLogs, String txnPrefix) {
         List<Split> splits = new ArrayList<>();
         for (Path log : brokerLogs) {
             if (!Files.exists(log)) {
                 continue;
             }
             try {
-                splits.addAll(parse(Files.readAllLines(log, StandardCharsets.UTF_8), workerTxnPrefix));
+                splits.addAll(parse(Files.readAllLines(log, StandardCharsets.UTF_8), txnPrefix));
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot read the broker log " + log, e);
             }
@@ -56,7 +61,7 @@ final class SplitTransactions {
     }
 
     /** A skipped-markers line, then the line recording that transaction's end, which carries its start time. */
-    static List<Split> parse(List<String> lines, String workerTxnPrefix) {
+    static List<Split> parse(List<String> lines, String txnPrefix) {
         List<Split> splits = new ArrayList<>();
         Set<String> skipped = new HashSet<>();
         for (String line : lines) {
@@ -66,8 +71,8 @@ final class SplitTransactions {
                 continue;
             }
             Matcher e = ENDED.matcher(line);
-            if (e.find() && skipped.remove(e.group(1)) && e.group(1).startsWith(workerTxnPrefix)) {
-                splits.add(new Split(e.group(1).substring(workerTxnPrefix.length()), Long.parseLong(e.group(2))));
+            if (e.find() && skipped.remove(e.group(1)) && e.group(1).startsWith(txnPrefix)) {
+                splits.add(new Split(e.group(1).substring(txnPrefix.length()), Long.parseLong(e.group(2))));
             }
         }
         return splits;

@@ -52,6 +52,7 @@ public final class TopicAudit {
     private final Map<String, List<Terminal>> terminals = new HashMap<>();
     private final Map<String, Set<Integer>> attempts = new HashMap<>();
     private final Map<String, Map<Integer, Integer>> dispatchRecords = new HashMap<>();
+    private final Map<String, List<Long>> dispatchWrittenAtMs = new HashMap<>();
     private final List<Dispatch> dispatchDecisions = new ArrayList<>();
     private final List<DeadLetter> deadLetters = new ArrayList<>();
     private long undecodable;
@@ -84,6 +85,7 @@ public final class TopicAudit {
                     DispatchedRequest value = audit.decode(dispatched, record);
                     if (value != null) {
                         audit.dispatchRecords.computeIfAbsent(record.key(), id -> new HashMap<>()).merge(value.getAttempt(), 1, Integer::sum);
+                        audit.dispatchWrittenAtMs.computeIfAbsent(record.key(), id -> new ArrayList<>()).add(record.timestamp());
                     }
                 });
             }
@@ -146,6 +148,11 @@ public final class TopicAudit {
     /** Records on the dispatch topics per request id and dispatch attempt (a re-placement is the next attempt). */
     public Map<String, Map<Integer, Integer>> dispatchRecords() {
         return dispatchRecords;
+    }
+
+    /** When each of a request's dispatch records was written (record timestamps), per request id. */
+    public Map<String, List<Long>> dispatchWrittenAtMs() {
+        return dispatchWrittenAtMs;
     }
 
     public List<Dispatch> dispatchDecisions() {

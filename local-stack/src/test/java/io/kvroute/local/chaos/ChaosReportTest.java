@@ -26,7 +26,7 @@ class ChaosReportTest {
 
     @Test
     void shouldPassWhenEveryRecordHasExactlyOneResultAndEveryPoisonRecordIsDeadLettered() {
-        ChaosReport report = ChaosReport.of(items, auditWhereEveryRecordHasOneResult(), List.of(), null, List.of(), 2_000, 1.0);
+        ChaosReport report = ChaosReport.of(items, auditWhereEveryRecordHasOneResult(), List.of(), null, List.of(), List.of(), 2_000, 1.0);
 
         assertThat(report.passed()).isTrue();
         assertThat(report.poison()).isEqualTo(4);
@@ -37,7 +37,7 @@ class ChaosReportTest {
 
     @Test
     void shouldReportWhatTheOperatorDidInTheJson() {
-        ChaosReport report = ChaosReport.of(items, auditWhereEveryRecordHasOneResult(), List.of(), null, List.of(), 2_000, 1.0)
+        ChaosReport report = ChaosReport.of(items, auditWhereEveryRecordHasOneResult(), List.of(), null, List.of(), List.of(), 2_000, 1.0)
                 .withOperatorActions(List.of("worker-ap-south-1"), List.of("kvroute.responses-2 producer 13/6 open since offset 95"));
 
         assertThat(report.toJson()).containsEntry("restarted_after_exit", List.of("worker-ap-south-1"))
@@ -50,7 +50,7 @@ class ChaosReportTest {
         TopicAudit audit = auditWhereEveryRecordHasOneResult();
         audit.terminals().remove(items.get(0).requestId());
 
-        ChaosReport report = ChaosReport.of(items, audit, List.of(), null, List.of(), 2_000, 1.0);
+        ChaosReport report = ChaosReport.of(items, audit, List.of(), null, List.of(), List.of(), 2_000, 1.0);
 
         assertThat(report.lost()).isEqualTo(1);
         assertThat(report.passed()).isFalse();
@@ -64,7 +64,7 @@ class ChaosReportTest {
         String redelivered = items.stream().filter(i -> !i.isPoison() && !i.requestId().equals(twice)).findFirst().orElseThrow().requestId();
         audit.terminals().get(redelivered).add(new TopicAudit.Terminal(65_537, ResponseStatus.COMPLETED));
 
-        ChaosReport report = ChaosReport.of(items, audit, List.of(), null, List.of(), 2_000, 1.0);
+        ChaosReport report = ChaosReport.of(items, audit, List.of(), null, List.of(), List.of(), 2_000, 1.0);
 
         assertThat(report.duplicatedResults()).isEqualTo(1);
         assertThat(report.redeliveredTerminals()).isEqualTo(1);
@@ -88,13 +88,42 @@ class ChaosReportTest {
                         new TopicAudit.Terminal(65_537, ResponseStatus.COMPLETED, worker, writtenAt),
                         new TopicAudit.Terminal(65_539, ResponseStatus.COMPLETED, worker, started + 13_000))));
 
-                ChaosReport report = ChaosReport.of(items, audit, List.of(), null, splits, 2_000, 1.0);
+                ChaosReport report = ChaosReport.of(items, audit, List.of(), null, splits, List.of(), 2_000, 1.0);
 
                 boolean explained = writtenAt == started - 3 && worker.equals("ap-south-0");
                 assertThat(report.duplicatedResults()).isEqualTo(1);
                 assertThat(report.duplicatedBySplitTransactions()).as("%s at %d", worker, writtenAt).isEqualTo(explained ? 1 : 0);
                 assertThat(report.passed()).as("%s at %d", worker, writtenAt).isEqualTo(explained);
             }
+        }
+    }
+
+    /**
+     * A request a router dispatched in a transaction the broker split, then again after its offset
+     * commit was aborted, ran twice: both the second dispatch and the second result are told apart.
+     * The same when the first dispatch was written 500 ms away from the split does fail the run.
+     */
+    @Test
+    void shouldKeepARequestDispatchedTwiceByARouterTransactionTheBrokerSplitApartFromOthers() {
+        long started = 1_796_106_380_018L;
+        List<SplitTransactions.Split> routerSplits = List.of(new SplitTransactions.Split("af20787d-1", started));
+        String twice = firstGoodItem().requestId();
+
+        for (long firstDispatchAt : new long[] {started - 33, started - 500}) {
+            TopicAudit audit = auditWhereEveryRecordHasOneResult();
+            audit.dispatchRecords().put(twice, Map.of(1, 2));
+            audit.dispatchWrittenAtMs().put(twice, List.of(firstDispatchAt, started + 24_011));
+            audit.terminals().put(twice, new java.util.ArrayList<>(List.of(
+                    new TopicAudit.Terminal(65_541, ResponseStatus.COMPLETED, "us-east-0", started + 16_650),
+                    new TopicAudit.Terminal(65_539, ResponseStatus.COMPLETED, "ap-south-0", started + 26_835))));
+
+            ChaosReport report = ChaosReport.of(items, audit, List.of(), null, List.of(), routerSplits, 2_000, 1.0);
+
+            boolean explained = firstDispatchAt == started - 33;
+            assertThat(report.dispatchedTwice()).isEqualTo(1);
+            assertThat(report.dispatchedTwiceBySplitTransactions()).as("first dispatch at %d", firstDispatchAt).isEqualTo(explained ? 1 : 0);
+            assertThat(report.duplicatedBySplitTransactions()).as("first dispatch at %d", firstDispatchAt).isEqualTo(explained ? 1 : 0);
+            assertThat(report.passed()).as("first dispatch at %d", firstDispatchAt).isEqualTo(explained);
         }
     }
 
@@ -114,7 +143,7 @@ class ChaosReportTest {
         TopicAudit.DeadLetter first = audit.deadLetters().remove(0);
         audit.deadLetters().add(new TopicAudit.DeadLetter(first.key(), first.sourceTopic(), " "));
 
-        ChaosReport report = ChaosReport.of(items, audit, List.of(), null, List.of(), 2_000, 1.0);
+        ChaosReport report = ChaosReport.of(items, audit, List.of(), null, List.of(), List.of(), 2_000, 1.0);
 
         assertThat(report.poisonMissingFromDlq()).containsExactly(first.key());
         assertThat(report.passed()).isFalse();
@@ -127,7 +156,7 @@ class ChaosReportTest {
         String moved = items.get(items.size() - 1).isPoison() ? items.get(items.size() - 2).requestId() : items.get(items.size() - 1).requestId();
         audit.dispatchRecords().put(moved, Map.of(1, 1, 2, 1));
 
-        ChaosReport report = ChaosReport.of(items, audit, List.of(), null, List.of(), 2_000, 1.0);
+        ChaosReport report = ChaosReport.of(items, audit, List.of(), null, List.of(), List.of(), 2_000, 1.0);
 
         assertThat(report.dispatchedTwice()).isEqualTo(1);
         assertThat(report.replaced()).isEqualTo(1);
@@ -142,7 +171,7 @@ class ChaosReportTest {
         audit.dispatchDecisions().add(new TopicAudit.Dispatch("c", "us-east", 15_000));
         audit.dispatchDecisions().add(new TopicAudit.Dispatch("d", "eu-west", 30_000));
 
-        ChaosReport report = ChaosReport.of(items, audit, List.of(outage), null, List.of(), 2_000, 1.0);
+        ChaosReport report = ChaosReport.of(items, audit, List.of(outage), null, List.of(), List.of(), 2_000, 1.0);
 
         assertThat(report.dispatchedToSilentRegion()).isEqualTo(1);
         assertThat(report.faults()).containsEntry(FaultKind.REGION_OUTAGE, 1);
@@ -155,7 +184,7 @@ class ChaosReportTest {
         items.forEach(i -> client.put(i.requestId(), i.isPoison() ? ResponseStatus.REJECTED : ResponseStatus.COMPLETED));
         client.remove(firstGoodItem().requestId());
 
-        assertThat(ChaosReport.of(items, audit, List.of(), client, List.of(), 2_000, 1.0).clientDisagreements()).isEqualTo(1);
+        assertThat(ChaosReport.of(items, audit, List.of(), client, List.of(), List.of(), 2_000, 1.0).clientDisagreements()).isEqualTo(1);
     }
 
     private ChaosWorkload.Item firstGoodItem() {

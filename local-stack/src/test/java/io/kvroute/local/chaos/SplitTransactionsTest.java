@@ -24,6 +24,21 @@ class SplitTransactionsTest {
                 .containsExactly(new SplitTransactions.Split("ap-south-0", 1_796_060_008_177L));
     }
 
+    /** The skipped-markers line a broker wrote in a run where it split a router's transaction (Kafka 4.4), shortened. */
+    @Test
+    void shouldNameTheRouterThreadOfASplitTransactionWhenReadWithTheRoutersPrefix() {
+        String router = "kvroute-router-af20787d-3564-4b30-91fe-deb00e848ef0-1";
+        String skipped = "2026-12-01 06:26:30,316 INFO TransactionMarkerChannelManager [Transaction Marker Channel Manager 1]: "
+                + "Couldn't find leader endpoint for partitions HashSet(kvroute-router-router-accepted-request-ids-changelog-2, "
+                + "kvroute.decisions-2, __consumer_offsets-0, kvroute.dispatch.us-east-0) while trying to send transaction markers for "
+                + router + ", these partitions are likely deleted already and hence can be skipped";
+        String ended = ENDED.replace("kvroute-worker-ap-south-0", router).replace("1796060008177", "1796106380018");
+
+        assertThat(SplitTransactions.parse(List.of(skipped, ended), "kvroute-router-"))
+                .containsExactly(new SplitTransactions.Split("af20787d-3564-4b30-91fe-deb00e848ef0-1", 1_796_106_380_018L));
+        assertThat(SplitTransactions.parse(List.of(skipped, ended), "kvroute-worker-")).isEmpty();
+    }
+
     @Test
     void shouldIgnoreTransactionsThatEndedWithEveryMarkerAndThoseOfOtherProducers() {
         String routerSkipped = SKIPPED.replace("kvroute-worker-ap-south-0", "kvroute-router-0_1");
