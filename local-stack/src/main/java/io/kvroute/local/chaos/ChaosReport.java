@@ -24,8 +24,8 @@ import java.util.Set;
  *   <li>{@code duplicated_results} counts requests with committed terminals from more than one
  *       attempt: a request that ran to the end twice, whose reader would have seen two results.
  *       Of these, {@code duplicated_by_split_transactions} had a terminal written by a worker
- *       transaction, or a dispatch record written by a router transaction, that the broker itself
- *       split ({@link SplitTransactions}); only the others fail the run;</li>
+ *       transaction that the broker itself split ({@link SplitTransactions}), or were dispatched
+ *       twice for a router transaction it split (below); only the others fail the run;</li>
  *   <li>{@code dispatched_twice} counts requests written to the dispatch topics more than once with
  *       the same dispatch attempt (a re-placement from a silent region is the next attempt, and is
  *       counted in {@code replaced}). Of these, {@code dispatched_twice_by_split_transactions} had a
@@ -118,11 +118,13 @@ public record ChaosReport(
                 }
             }
             Map<Integer, Integer> dispatches = audit.dispatchRecords().getOrDefault(id, Map.of());
-            boolean dispatchedInSplit = audit.dispatchWrittenAtMs().getOrDefault(id, List.of()).stream()
-                    .anyMatch(writtenAtMs -> routerSplits.stream().anyMatch(s -> Math.abs(writtenAtMs - s.startedAtMs()) <= ROUTER_SPLIT_WINDOW_MS));
+            // dispatched twice with one of its records in a router transaction the broker split: it ran twice for that
+            boolean twiceBySplit = false;
             if (dispatches.values().stream().anyMatch(count -> count > 1)) {
                 dispatchedTwice++;
-                if (dispatchedInSplit) {
+                twiceBySplit = audit.dispatchWrittenAtMs().getOrDefault(id, List.of()).stream().anyMatch(writtenAtMs ->
+                        routerSplits.stream().anyMatch(s -> Math.abs(writtenAtMs - s.startedAtMs()) <= ROUTER_SPLIT_WINDOW_MS));
+                if (twiceBySplit) {
                     dispatchedTwiceBySplit++;
                 }
             }
@@ -139,7 +141,7 @@ public record ChaosReport(
             if (perAttempt.size() > 1) {
                 duplicated++;
                 duplicatedIds.add(id);
-                if (dispatchedInSplit || terminals.stream().anyMatch(t -> inSplit(t, splits))) {
+                if (twiceBySplit || terminals.stream().anyMatch(t -> inSplit(t, splits))) {
                     duplicatedBySplit++;
                 }
             }

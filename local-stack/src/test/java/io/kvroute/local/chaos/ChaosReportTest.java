@@ -101,7 +101,8 @@ class ChaosReportTest {
     /**
      * A request a router dispatched in a transaction the broker split, then again after its offset
      * commit was aborted, ran twice: both the second dispatch and the second result are told apart.
-     * The same when the first dispatch was written 500 ms away from the split does fail the run.
+     * The same when the first dispatch was written 500 ms away from the split does fail the run, and
+     * so does a second result of a request dispatched only once.
      */
     @Test
     void shouldKeepARequestDispatchedTwiceByARouterTransactionTheBrokerSplitApartFromOthers() {
@@ -125,6 +126,17 @@ class ChaosReportTest {
             assertThat(report.duplicatedBySplitTransactions()).as("first dispatch at %d", firstDispatchAt).isEqualTo(explained ? 1 : 0);
             assertThat(report.passed()).as("first dispatch at %d", firstDispatchAt).isEqualTo(explained);
         }
+
+        // dispatched once, in the split transaction: a second result has some other cause
+        TopicAudit once = auditWhereEveryRecordHasOneResult();
+        once.dispatchRecords().put(twice, Map.of(1, 1));
+        once.dispatchWrittenAtMs().put(twice, List.of(started - 33));
+        once.terminals().put(twice, new java.util.ArrayList<>(List.of(
+                new TopicAudit.Terminal(65_541, ResponseStatus.COMPLETED, "us-east-0", started + 16_650),
+                new TopicAudit.Terminal(65_539, ResponseStatus.COMPLETED, "us-east-0", started + 26_835))));
+        ChaosReport report = ChaosReport.of(items, once, List.of(), null, List.of(), routerSplits, 2_000, 1.0);
+        assertThat(report.duplicatedBySplitTransactions()).isZero();
+        assertThat(report.passed()).isFalse();
     }
 
     @Test
