@@ -295,11 +295,9 @@ public final class KvAwarePolicy implements RoutingPolicy {
         long neededBlocks = settings.kvBlocksNeeded(request, matched, worker.kvBlockTokens());
         double kvAfter = CandidateFilter.kvUsageWith(worker, pending.kvBlocks() + neededBlocks);
         int duplicated = request.cachedTokens(bestMatch) - cached;
-        double kvPenaltyMs = 0.0;
-        if (kvAfter > settings.kvHeadroom()) {
-            long ownTokens = Math.max(0, neededBlocks * worker.kvBlockTokens() - Math.max(0, duplicated));
-            kvPenaltyMs = DUPLICATION_WEIGHT * model.prefillMs((int) ownTokens, 0) / freeKvSquared(kvAfter);
-        }
+        // the copied prefix is part of the uncached prompt, so what is left is the request's own pages
+        double kvPenaltyMs = kvAfter > settings.kvHeadroom()
+                ? kvPagesMs((int) (neededBlocks * worker.kvBlockTokens() - duplicated), kvAfter) : 0.0;
         double networkMs = 2.0 * delay;
         // A prefill longer than one engine step holds up later arrivals for all of it, but charging
         // that in full would push the longest prompts (the tail) away from where they are fastest.
@@ -307,21 +305,22 @@ public final class KvAwarePolicy implements RoutingPolicy {
         double arrivalsPerMs = history.arrivalsPerMs(nowMs);
         double congestionMs = queueMs + batchMs + arrivalsPerMs * blockingMs * blockingMs
                 + arrivalsPerMs * decodeDragMs * (queueMs + prefillMs + decodeMs);
-        double replicationMs = duplicated > 0 ? DUPLICATION_WEIGHT * model.prefillMs(duplicated, 0) / freeKvSquared(kvAfter) : 0.0;
+        double replicationMs = duplicated > 0 ? kvPagesMs(duplicated, kvAfter) : 0.0;
         return new Estimate(worker, matched, pending.requests(), delay, queueMs, prefillMs, hostLoadMs, decodeMs, batchMs, kvAfter,
                 kvPenaltyMs, networkMs, congestionMs, replicationMs, arrivalsPerMs, decodePerStep, 0.0);
     }
 
     /**
-     * (1 - KV usage)^2, at least {@value #MIN_FREE_KV} squared: what a copy's charge, and past the
-     * headroom the request's own pages, are divided by. Without it, copies made while queues are
-     * long fill the fleet's KV with duplicates of the same prefixes until no worker can admit more
-     * (150 tenants on 6 GPUs at 36 req/s: a tenant's requests on 3.6 GPUs on average and a p99 TTFT
-     * of 11 s, against 1.2 GPUs and 381 ms with it).
+     * The price of {@code tokens} tokens' KV pages on a worker whose KV usage after the placement is
+     * {@code kvUsage}: a copy's price (half their prefill) / (1 - that usage)^2, the free share at least
+     * {@value #MIN_FREE_KV}. Without the divisor, copies made while queues are long fill the fleet's KV
+     * with duplicates of the same prefixes until no worker can admit more (150 tenants on 6 GPUs at
+     * 36 req/s: a tenant's requests on 3.6 GPUs on average and a p99 TTFT of 11 s, against 1.2 GPUs
+     * and 381 ms with it).
      */
-    private static double freeKvSquared(double kvUsage) {
+    private double kvPagesMs(int tokens, double kvUsage) {
         double free = Math.max(MIN_FREE_KV, 1.0 - kvUsage);
-        return free * free;
+        return DUPLICATION_WEIGHT * model.prefillMs(tokens, 0) / (free * free);
     }
 
     /**
