@@ -13,9 +13,10 @@ import java.util.Optional;
  *
  * <pre>
  * queue_ms       = GPU time of the work ahead of it when it arrives ({@link WorkerHistory}): the larger of the
- *                  worker's reported queue replayed forward and the router's own recent placements there, drained
- *                  at one ms per ms, the latter at most one full step above the former when the worker reported no
- *                  prefill running; with nothing ahead, half a step (it waits for the step in progress)
+ *                  worker's reported queue (its prompts' attention to what they have in KV at what the worker reports)
+ *                  replayed forward and the router's own recent placements there, drained at one ms per ms, the
+ *                  latter at most one full step above the former when the worker reported no prefill running or
+ *                  that attention; with nothing ahead, half a step (it waits for the step in progress)
  * prefill_ms     = prefill time of this request's tokens NOT cached on that worker, attending to the cached ones
  * host_load_ms   = time to copy the cached blocks the worker holds only in host memory back to the GPU (its KV
  *                  events name them), which the engine does before the prefill
@@ -29,9 +30,10 @@ import java.util.Optional;
  * ttft_ms        = sum of the above: the estimate
  * kv_penalty_ms  = once the worker's KV usage after the placement passes the headroom: half the prefill time of
  *                  the tokens the request itself adds to its KV (its uncached prompt less a copied prefix, which
- *                  replication_ms charges, plus a decode reserve) / (1 - that usage)^2, the copy's price below
- *                  for the request's own pages. A holder past the headroom takes only those; a copy elsewhere
- *                  takes the prefix's pages too, which fill a second worker with the same blocks
+ *                  replication_ms charges, plus a decode reserve) / (1 - that usage)^2 with the free share at
+ *                  least {@value #MIN_FREE_KV_OWN_PAGES}: the copy's price below for the request's own pages, growing
+ *                  no further once they could cost a preemption. A holder past the headroom takes only those; a copy
+ *                  elsewhere takes the prefix's pages too, which fill a second worker with the same blocks
  * congestion_ms  = queue_ms and batch_ms once more + arrival rate there * work^2 (work = prefill_ms + host_load_ms +
  *                  decode_ms, at most one full engine step) + arrival rate there * answer * a step's decode work for
  *                  one more sequence * (queue_ms + prefill_ms + decode_ms) (answer = the average answer length,
@@ -86,10 +88,16 @@ public final class KvAwarePolicy implements RoutingPolicy {
      */
     static final double DUPLICATION_WEIGHT = 0.5;
     /**
-     * Free KV share below which a copy's charge and {@code kv_penalty_ms} grow no further: 1 minus the default KV
-     * headroom (so a worker past it is told from another only by the pages each would take).
+     * Free KV share below which a copy's charge grows no further: 1 minus the default KV headroom (so a worker past
+     * it is told from another only by the pages each would take).
      */
     static final double MIN_FREE_KV = 0.05;
+    /**
+     * The same floor for {@code kv_penalty_ms}, the request's own pages: at worst they cost a preemption (a sequence
+     * recomputed), not the ever-growing price of a copy that fills a second worker with the same blocks. At 0.05 a
+     * holder at 97 % KV priced a short request's pages at 8 s and sent it behind a 700 ms queue (tenants, 12,000 pages).
+     */
+    static final double MIN_FREE_KV_OWN_PAGES = 0.2;
     /** Time constant of each worker's arrival rate (requests the router placed there). */
     static final double ARRIVAL_RATE_TAU_MS = 5_000.0;
     static final int TOP_CANDIDATES = 3;
@@ -269,15 +277,14 @@ public final class KvAwarePolicy implements RoutingPolicy {
         double decodePerStep = model.decodeMsPerStep(worker.runningDecode() + pending.requests(), contextTokens);
         long reported = worker.queuedPrefillTokens();
         double reportedMs = reported <= 0 ? 0.0
-                : model.queuedPrefillMs(reported, (double) reported / Math.max(1, worker.waiting() + worker.runningPrefill()))
-                        + model.steps(reported) * decodePerStep;
+                : queuedPrefillMs(worker) + model.steps(reported) * decodePerStep;
         long arrivesAtMs = nowMs + delay;
         double backlogMs = history.backlogMs(worker.observedAtMs(), reportedMs, nowMs, arrivesAtMs);
         double ownBacklogMs = history.ownBacklogMs(arrivesAtMs);
-        if (worker.runningPrefill() == 0) {
-            // What the router's own count may add to the report is the step in progress, and while a prefill runs the
-            // attention its remaining chunks pay to the part computed; with none running, more is the count's own drift
-            // (past saturation each request's decode share is counted whole though prefills share steps).
+        if (worker.runningPrefill() == 0 || worker.queuedPrefillAttention() > 0) {
+            // What the router's own count may add to the report is the step in progress, and while a prefill runs that
+            // the report does not price, the attention its remaining chunks pay to the part computed; beyond that, more
+            // is the count's own drift (each request's decode share is counted whole though prompts share steps).
             ownBacklogMs = Math.min(ownBacklogMs, backlogMs + model.fullStepMs() + decodePerStep);
         }
         double queueMs = Math.max(backlogMs, ownBacklogMs);
@@ -297,7 +304,7 @@ public final class KvAwarePolicy implements RoutingPolicy {
         int duplicated = request.cachedTokens(bestMatch) - cached;
         // the copied prefix is part of the uncached prompt, so what is left is the request's own pages
         double kvPenaltyMs = kvAfter > settings.kvHeadroom()
-                ? kvPagesMs((int) (neededBlocks * worker.kvBlockTokens() - duplicated), kvAfter) : 0.0;
+                ? kvPagesMs((int) (neededBlocks * worker.kvBlockTokens() - duplicated), kvAfter, MIN_FREE_KV_OWN_PAGES) : 0.0;
         double networkMs = 2.0 * delay;
         // A prefill longer than one engine step holds up later arrivals for all of it, but charging
         // that in full would push the longest prompts (the tail) away from where they are fastest.
@@ -305,21 +312,33 @@ public final class KvAwarePolicy implements RoutingPolicy {
         double arrivalsPerMs = history.arrivalsPerMs(nowMs);
         double congestionMs = queueMs + batchMs + arrivalsPerMs * blockingMs * blockingMs
                 + arrivalsPerMs * decodeDragMs * (queueMs + prefillMs + decodeMs);
-        double replicationMs = duplicated > 0 ? kvPagesMs(duplicated, kvAfter) : 0.0;
+        double replicationMs = duplicated > 0 ? kvPagesMs(duplicated, kvAfter, MIN_FREE_KV) : 0.0;
         return new Estimate(worker, matched, pending.requests(), delay, queueMs, prefillMs, hostLoadMs, decodeMs, batchMs, kvAfter,
                 kvPenaltyMs, networkMs, congestionMs, replicationMs, arrivalsPerMs, decodePerStep, 0.0);
     }
 
     /**
+     * Prefill time of the worker's reported queue: with the attention work it reports, that; without (a worker
+     * that does not report it), as if each queued prompt had nothing in KV and the average length.
+     */
+    private double queuedPrefillMs(WorkerSnapshot worker) {
+        long tokens = worker.queuedPrefillTokens();
+        if (worker.queuedPrefillAttention() > 0) {
+            return model.queuedPrefillMsOfAttention(tokens, worker.queuedPrefillAttention());
+        }
+        return model.queuedPrefillMs(tokens, (double) tokens / Math.max(1, worker.waiting() + worker.runningPrefill()));
+    }
+
+    /**
      * The price of {@code tokens} tokens' KV pages on a worker whose KV usage after the placement is
      * {@code kvUsage}: a copy's price (half their prefill) / (1 - that usage)^2, the free share at least
-     * {@value #MIN_FREE_KV}. Without the divisor, copies made while queues are long fill the fleet's KV
+     * {@code minFree}. Without the divisor, copies made while queues are long fill the fleet's KV
      * with duplicates of the same prefixes until no worker can admit more (150 tenants on 6 GPUs at
      * 36 req/s: a tenant's requests on 3.6 GPUs on average and a p99 TTFT of 11 s, against 1.2 GPUs
      * and 381 ms with it).
      */
-    private double kvPagesMs(int tokens, double kvUsage) {
-        double free = Math.max(MIN_FREE_KV, 1.0 - kvUsage);
+    private double kvPagesMs(int tokens, double kvUsage, double minFree) {
+        double free = Math.max(minFree, 1.0 - kvUsage);
         return DUPLICATION_WEIGHT * model.prefillMs(tokens, 0) / (free * free);
     }
 

@@ -62,6 +62,17 @@ public record TtftModel(double t0Ms, double aMsPerToken, double kMsPerTokenPair,
         return steps(tokens) * t0Ms + aMsPerToken * tokens + kMsPerTokenPair * tokens * averagePrompt / 2.0;
     }
 
+    /**
+     * Prefill time of a queue of {@code tokens} whose attention work the worker reported as
+     * {@code attentionPairs} token pairs (each prompt's tokens left * (its tokens in KV + half those left)).
+     */
+    public double queuedPrefillMsOfAttention(long tokens, long attentionPairs) {
+        if (tokens <= 0) {
+            return 0;
+        }
+        return steps(tokens) * t0Ms + aMsPerToken * tokens + kMsPerTokenPair * attentionPairs;
+    }
+
     /** One engine step carrying {@code decodeMsPerStep} of decode work and no prefill. */
     public double stepMs(double decodeMsPerStep) {
         return t0Ms + decodeMsPerStep;

@@ -10,6 +10,8 @@ import java.util.Set;
  *
  * @param kvBlockTokens   tokens per KV block of the worker's engine (to size a request in blocks)
  * @param queuedPrefillTokens uncached prompt tokens the worker has not prefilled yet
+ * @param queuedPrefillAttention the attention work of that prefill in token pairs (each prompt's tokens left *
+ *                        (its tokens already in KV + half those left), summed); 0 when the worker does not report it
  * @param tokensPerSecond measured throughput; 0 when unknown
  * @param observedAtMs    when the worker took this snapshot (epoch ms, worker clock)
  * @param rateLimitedUntilMs the worker's pool refuses work (HTTP 429, quota exhausted) until this
@@ -29,6 +31,7 @@ public record WorkerSnapshot(
         int runningPrefill,
         int runningDecode,
         long queuedPrefillTokens,
+        long queuedPrefillAttention,
         int maxRunning,
         double prefixHitRate,
         double tokensPerSecond,
@@ -42,7 +45,7 @@ public record WorkerSnapshot(
                           int runningPrefill, int runningDecode, long queuedPrefillTokens, int maxRunning,
                           double prefixHitRate, double tokensPerSecond, WorkerHealth status, long observedAtMs) {
         this(workerId, region, models, ownedPartitions, kvBlocksTotal, kvBlocksUsed, kvBlockTokens, kvUsage, running, waiting,
-                runningPrefill, runningDecode, queuedPrefillTokens, maxRunning, prefixHitRate, tokensPerSecond, status,
+                runningPrefill, runningDecode, queuedPrefillTokens, 0L, maxRunning, prefixHitRate, tokensPerSecond, status,
                 observedAtMs, 0L);
     }
 
@@ -81,6 +84,7 @@ public record WorkerSnapshot(
         private int runningPrefill;
         private int runningDecode;
         private long queuedPrefillTokens;
+        private long queuedPrefillAttention;
         private int maxRunning = 256;
         private double prefixHitRate;
         private double tokensPerSecond;
@@ -103,6 +107,7 @@ public record WorkerSnapshot(
         public Builder runningPrefill(int value) { this.runningPrefill = value; return this; }
         public Builder runningDecode(int value) { this.runningDecode = value; return this; }
         public Builder queuedPrefillTokens(long value) { this.queuedPrefillTokens = value; return this; }
+        public Builder queuedPrefillAttention(long value) { this.queuedPrefillAttention = value; return this; }
         public Builder maxRunning(int value) { this.maxRunning = value; return this; }
         public Builder prefixHitRate(double value) { this.prefixHitRate = value; return this; }
         public Builder tokensPerSecond(double value) { this.tokensPerSecond = value; return this; }
@@ -113,7 +118,7 @@ public record WorkerSnapshot(
         public WorkerSnapshot build() {
             double usage = kvUsage != null ? kvUsage : kvBlocksTotal > 0 ? (double) kvBlocksUsed / kvBlocksTotal : 0.0;
             return new WorkerSnapshot(workerId, region, models, ownedPartitions, kvBlocksTotal, kvBlocksUsed, kvBlockTokens,
-                    usage, running, waiting, runningPrefill, runningDecode, queuedPrefillTokens, maxRunning,
+                    usage, running, waiting, runningPrefill, runningDecode, queuedPrefillTokens, queuedPrefillAttention, maxRunning,
                     prefixHitRate, tokensPerSecond, status, observedAtMs, rateLimitedUntilMs);
         }
     }

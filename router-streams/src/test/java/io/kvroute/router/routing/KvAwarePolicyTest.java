@@ -351,10 +351,27 @@ class KvAwarePolicyTest {
             assertThat(placement.workerId()).as("holder using %d of 28,000 pages", used).isEqualTo("w-a");
             // the pages of its 100 uncached tokens and a 128-token answer, priced as a copy's
             int ownTokens = (int) (Fleet.settings().kvBlocksNeeded(r, 100, holder.kvBlockTokens()) * holder.kvBlockTokens());
-            double free = Math.max(KvAwarePolicy.MIN_FREE_KV, 1 - placement.topCandidates().get(0).components().get("kv"));
+            double free = Math.max(KvAwarePolicy.MIN_FREE_KV_OWN_PAGES, 1 - placement.topCandidates().get(0).components().get("kv"));
             assertThat(placement.topCandidates().get(0).components().get("kv_penalty_ms")).isCloseTo(
                     KvAwarePolicy.DUPLICATION_WEIGHT * TtftModel.LLAMA_8B_H100.prefillMs(ownTokens, 0) / (free * free), within(1e-6));
         }
+    }
+
+    @Test
+    void shouldPriceAFullHoldersOwnPagesBelowASecondsQueueOnAnotherHolder() {
+        long[] shared = blocks(100, 94);
+        RouteRequest r = request("r1", 7_200, shared);
+        router.state().prefixIndex().record("w-full", shared, NOW - 10);
+        router.state().prefixIndex().record("w-queued", shared, NOW - 10);
+        // both hold the prefix: one idle at 97 % KV, one at 88 % with about 600 ms of prompts queued
+        WorkerSnapshot full = worker("w-full").kvBlocks(28_000, 27_160).build();
+        WorkerSnapshot queued = worker("w-queued").kvBlocks(28_000, 24_640).queuedPrefillTokens(28_000).waiting(20).build();
+
+        Placement placement = router.route(r, List.of(full, queued), NOW).placement().orElseThrow();
+
+        // its ~1,300 own tokens' pages cost at most a preemption: about 400 ms, not the 7 s of the copy's price
+        assertThat(placement.workerId()).isEqualTo("w-full");
+        assertThat(component(placement, "w-full", "kv_penalty_ms")).isBetween(100.0, 1_000.0);
     }
 
     @Test
@@ -366,14 +383,44 @@ class KvAwarePolicyTest {
         long later = NOW + 1_000;
         WorkerSnapshot idle = worker("w-a").observedAtMs(later).build();
         WorkerSnapshot prefilling = worker("w-a").observedAtMs(later).running(1).runningPrefill(1).build();
+        // the same prefill, reported with what it has left (1,000 of a 4,000-token prompt) and its attention to the rest
+        long left = 1_000;
+        WorkerSnapshot prefillingReported = worker("w-a").observedAtMs(later).running(1).runningPrefill(1)
+                .queuedPrefillTokens(left).queuedPrefillAttention(left * (3_000 + left / 2)).build();
 
         double idleQueue = queueMs(router.route(request("r1", 1_000), List.of(idle), later));
         double prefillingQueue = queueMs(router.route(request("r2", 1_000), List.of(prefilling), later));
+        double reportedQueue = queueMs(router.route(request("r3", 1_000), List.of(prefillingReported), later));
 
+        double oneStep = TtftModel.LLAMA_8B_H100.fullStepMs() + TtftModel.LLAMA_8B_H100.decodeMsPerStep(0, 0);
         // a report with no prefill running: the count adds at most the step in progress
-        assertThat(idleQueue).isLessThanOrEqualTo(TtftModel.LLAMA_8B_H100.fullStepMs() + TtftModel.LLAMA_8B_H100.decodeMsPerStep(0, 0));
-        // while a prefill runs the report can undercount it, so the count stands: what is left of its seconds of work
+        assertThat(idleQueue).isLessThanOrEqualTo(oneStep);
+        // while a prefill runs, a report without its attention can undercount it, so the count stands: what is left of
+        // its seconds of work
         assertThat(prefillingQueue).isGreaterThan(1_000);
+        // one with it does not: the count adds at most the step in progress to it
+        assertThat(reportedQueue).isLessThanOrEqualTo(TtftModel.LLAMA_8B_H100.queuedPrefillMsOfAttention(left, left * (3_000 + left / 2))
+                + 2 * oneStep);
+    }
+
+    @Test
+    void shouldPriceAReportedQueueWithTheAttentionItsPromptsOweToWhatTheyHaveInKv() {
+        // one prompt of 60,000 tokens, half prefilled: its 30,000 tokens left attend to the 30,000 computed
+        long left = 30_000;
+        long attention = left * (30_000 + left / 2);
+        WorkerSnapshot reported = worker("w-a").running(1).runningPrefill(1).queuedPrefillTokens(left)
+                .queuedPrefillAttention(attention).observedAtMs(NOW).build();
+        WorkerSnapshot unreported = worker("w-b").running(1).runningPrefill(1).queuedPrefillTokens(left).observedAtMs(NOW).build();
+
+        Placement placement = router.route(request("r1", 1_000), List.of(reported, unreported), NOW).placement().orElseThrow();
+
+        TtftModel model = TtftModel.LLAMA_8B_H100;
+        double withAttention = model.queuedPrefillMsOfAttention(left, attention);
+        assertThat(component(placement, "w-a", "queue_ms")).isCloseTo(withAttention, within(1.0));
+        // without it the queue is priced as if the prompt had nothing in KV: 30,000 * 30,000 token pairs short
+        assertThat(component(placement, "w-b", "queue_ms")).isCloseTo(model.queuedPrefillMs(left, left), within(1.0));
+        assertThat(withAttention - model.queuedPrefillMs(left, left)).isCloseTo(model.kMsPerTokenPair() * left * 30_000, within(1.0));
+        assertThat(placement.workerId()).isEqualTo("w-b");
     }
 
     private static double queueMs(RoutingResult result) {

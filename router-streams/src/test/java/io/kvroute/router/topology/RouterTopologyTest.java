@@ -581,6 +581,8 @@ class RouterTopologyTest {
                         (Consumer<WorkerTelemetry.Builder>) b -> b.setKvUsage(1.5), "outside [0, 1]"),
                 Arguments.of("more KV blocks used than exist", "implausible", "east-1",
                         (Consumer<WorkerTelemetry.Builder>) b -> b.setKvBlocksUsed(28_001), "exceed total"),
+                Arguments.of("negative queued prefill attention", "implausible", "east-1",
+                        (Consumer<WorkerTelemetry.Builder>) b -> b.setQueuedPrefillAttention(-1), "negative request or token counts"),
                 Arguments.of("no worker id key", "no_key", null, (Consumer<WorkerTelemetry.Builder>) b -> { }, "without a worker id"));
     }
 

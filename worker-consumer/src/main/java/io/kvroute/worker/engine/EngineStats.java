@@ -19,18 +19,22 @@ package io.kvroute.worker.engine;
  * @param hostKvBlocksUsed    pages held by the host-DRAM prefix tier
  * @param hostKvBlocksTotal   capacity of the host tier in pages; 0 = no host tier
  * @param hostPrefixHitRate   the part of {@code prefixCacheHitRate} loaded from the host tier
+ * @param queuedPrefillAttention the attention work of the queued prefill, in token pairs: the sum over the prompts
+ *                            not yet prefilled of their tokens left * (their tokens already in KV + half those
+ *                            left); 0 = not known. With it a router prices a long prompt's remaining chunks, which
+ *                            attend to the part already computed, at what they cost
  */
 public record EngineStats(int runningRequests, int waitingRequests, int runningPrefill, int runningDecode,
                           long queuedPrefillTokens, long kvBlocksUsed, long kvBlocksTotal, int kvBlockTokens,
                           int maxRunningRequests, double prefixCacheHitRate, double tokensPerSecond,
-                          long hostKvBlocksUsed, long hostKvBlocksTotal, double hostPrefixHitRate) {
+                          long hostKvBlocksUsed, long hostKvBlocksTotal, double hostPrefixHitRate, long queuedPrefillAttention) {
 
     /** Stats of an engine without a host tier. */
     public EngineStats(int runningRequests, int waitingRequests, int runningPrefill, int runningDecode,
                        long queuedPrefillTokens, long kvBlocksUsed, long kvBlocksTotal, int kvBlockTokens,
                        int maxRunningRequests, double prefixCacheHitRate, double tokensPerSecond) {
         this(runningRequests, waitingRequests, runningPrefill, runningDecode, queuedPrefillTokens, kvBlocksUsed,
-                kvBlocksTotal, kvBlockTokens, maxRunningRequests, prefixCacheHitRate, tokensPerSecond, 0, 0, 0.0);
+                kvBlocksTotal, kvBlockTokens, maxRunningRequests, prefixCacheHitRate, tokensPerSecond, 0, 0, 0.0, 0);
     }
 
     /** Share of the GPU KV pool referenced by requests. */
@@ -46,6 +50,6 @@ public record EngineStats(int runningRequests, int waitingRequests, int runningP
     public EngineStats withExtraWaiting(int extra) {
         return new EngineStats(runningRequests, waitingRequests + extra, runningPrefill, runningDecode,
                 queuedPrefillTokens, kvBlocksUsed, kvBlocksTotal, kvBlockTokens, maxRunningRequests,
-                prefixCacheHitRate, tokensPerSecond, hostKvBlocksUsed, hostKvBlocksTotal, hostPrefixHitRate);
+                prefixCacheHitRate, tokensPerSecond, hostKvBlocksUsed, hostKvBlocksTotal, hostPrefixHitRate, queuedPrefillAttention);
     }
 }

@@ -131,6 +131,7 @@ public final class TelemetryPublisher implements AutoCloseable {
                 .setRunningPrefill(s.runningPrefill())
                 .setRunningDecode(s.runningDecode())
                 .setQueuedPrefillTokens(s.queuedPrefillTokens())
+                .setQueuedPrefillAttention(s.queuedPrefillAttention())
                 .setMaxRunningRequests(s.maxRunningRequests())
                 .setPrefixCacheHitRate(s.prefixCacheHitRate())
                 .setTokensPerSecond(s.tokensPerSecond())

@@ -98,6 +98,7 @@ final class SimulatedGpu {
                 .runningPrefill(s.runningPrefill())
                 .runningDecode(s.runningDecode())
                 .queuedPrefillTokens(s.queuedPrefillTokens())
+                .queuedPrefillAttention(s.queuedPrefillAttention())
                 .maxRunning(s.maxRunningRequests())
                 .prefixHitRate(s.prefixCacheHitRate())
                 .tokensPerSecond(s.tokensPerSecond())

@@ -40,6 +40,7 @@ public final class Conversions {
         return new WorkerSnapshot(t.getWorkerId(), t.getRegion(), new HashSet<>(t.getModels()), t.getOwnedPartitions(),
                 t.getKvBlocksTotal(), t.getKvBlocksUsed(), t.getKvBlockTokens(), t.getKvUsage(), t.getRunningRequests(),
                 t.getWaitingRequests(), t.getRunningPrefill(), t.getRunningDecode(), t.getQueuedPrefillTokens(),
+                t.getQueuedPrefillAttention(),
                 t.getMaxRunningRequests(), t.getPrefixCacheHitRate(), t.getTokensPerSecond(),
                 WorkerHealth.parse(t.getStatus() == null ? null : t.getStatus().name()),
                 t.getObservedAtMs(), t.getRateLimitedUntilMs() == null ? 0L : t.getRateLimitedUntilMs());

@@ -131,7 +131,7 @@ public final class TelemetryUpdater implements Processor<String, byte[], Void, V
             return "kvUsage " + t.getKvUsage() + " outside [0, 1]";
         }
         if (t.getRunningRequests() < 0 || t.getWaitingRequests() < 0 || t.getRunningPrefill() < 0 || t.getRunningDecode() < 0
-                || t.getQueuedPrefillTokens() < 0) {
+                || t.getQueuedPrefillTokens() < 0 || t.getQueuedPrefillAttention() < 0) {
             return "negative request or token counts";
         }
         if (t.getMaxRunningRequests() <= 0) {

@@ -244,16 +244,22 @@ public final class EngineCore {
     public EngineStats stats() {
         int prefill = 0;
         long queuedPrefill = 0;
+        double queuedAttention = 0;
         for (Sequence seq : running) {
             if (!seq.isDecoding()) {
                 prefill++;
-                queuedPrefill += seq.totalTokens() - seq.computed;
+                long left = seq.totalTokens() - seq.computed;
+                queuedPrefill += left;
+                queuedAttention += CostModel.prefillAttention(left, seq.computed);
             }
         }
         for (Sequence seq : waiting) {
             int gpuBlocks = cache.matchPrefix(seq.hashes, seq.blocks.length);
             int cachedBlocks = gpuBlocks + cache.matchHost(seq.hashes, gpuBlocks, seq.blocks.length);
-            queuedPrefill += Math.max(0, seq.totalTokens() - (long) cachedBlocks * seq.request.blockTokens());
+            long cachedTokens = Math.min(seq.totalTokens(), (long) cachedBlocks * seq.request.blockTokens());
+            long left = seq.totalTokens() - cachedTokens;
+            queuedPrefill += left;
+            queuedAttention += CostModel.prefillAttention(left, cachedTokens);
         }
         double hitRate = admittedPromptTokens == 0 ? 0.0 : (double) admittedCachedTokens / admittedPromptTokens;
         double hostHitRate = admittedPromptTokens == 0 ? 0.0 : (double) admittedHostCachedTokens / admittedPromptTokens;
@@ -261,7 +267,7 @@ public final class EngineCore {
         HostKvTier host = cache.hostTier();
         return new EngineStats(running.size(), waiting.size(), prefill, running.size() - prefill, queuedPrefill,
                 pool.referencedBlocks(), pool.capacity(), KvBlockPool.PAGE_TOKENS, limits.maxRunning(), hitRate,
-                tokensPerSecond, host.usedPages(), host.capacityPages(), hostHitRate);
+                tokensPerSecond, host.usedPages(), host.capacityPages(), hostHitRate, (long) queuedAttention);
     }
 
     /**

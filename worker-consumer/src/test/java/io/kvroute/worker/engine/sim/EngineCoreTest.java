@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvroute.worker.engine.EngineRequest;
+import io.kvroute.worker.engine.EngineStats;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -189,5 +190,23 @@ class EngineCoreTest {
         assertThat(core.stats().kvBlocksUsed()).isEqualTo(2L * KvBlockPool.pagesFor(1000));
         assertThat(core.stats().tokensPerSecond()).isPositive();
         assertThat(step.tokensByKey()).hasSize(2);
+    }
+
+    @Test
+    void shouldReportTheAttentionTheQueuedPrefillOwesToWhatIsAlreadyInKv() {
+        EngineCore core = new EngineCore(CostModel.llama8bH100(), EngineLimits.defaults());
+        core.add(request("first", 4096, 1, hashes(1, 64), 0));
+        long now = runToIdle(core, 0).steps.get(0).endMs() + 1_000;
+        // a 20,000-token prompt prefills its first 8,192-token chunk; a prompt whose first 4,096 tokens are cached waits
+        core.add(request("long", 20_000, 1, hashes(1_000, 313), now));
+        core.step(now);
+        core.add(request("warm", 5_000, 1, LongStream.concat(LongStream.of(hashes(1, 64)), LongStream.of(hashes(5_000, 15))).toArray(),
+                now));
+
+        EngineStats stats = core.stats();
+
+        assertThat(stats.queuedPrefillTokens()).isEqualTo(11_808 + 904);
+        // each prompt's tokens left * (its tokens in KV + half those left), as a step charges their chunks' attention
+        assertThat(stats.queuedPrefillAttention()).isEqualTo(11_808L * (8_192 + 5_904) + 904L * (4_096 + 452));
     }
 }
