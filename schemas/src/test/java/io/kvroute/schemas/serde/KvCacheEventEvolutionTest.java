@@ -4,17 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvroute.schemas.registry.InMemorySchemaRegistryClient;
 import io.kvroute.schemas.v1.KvCacheEvent;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.util.List;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaCompatibility;
 import org.apache.avro.generic.GenericData;
-import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.avro.io.BinaryEncoder;
-import org.apache.avro.io.EncoderFactory;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -50,22 +45,12 @@ class KvCacheEventEvolutionTest {
         old.put("allCleared", false);
         old.put("observedAtMs", 1_000L);
 
-        KvCacheEvent read = new AvroSerde<>(KvCacheEvent.class, registry).deserialize("kvroute.kv-events", confluentBytes(oldId, old));
+        KvCacheEvent read = new AvroSerde<>(KvCacheEvent.class, registry).deserialize("kvroute.kv-events", ConfluentBytes.of(oldId, old));
 
         assertThat(read.getStoredBlockHashes()).containsExactly(1L, 2L);
         assertThat(read.getEvictedBlockHashes()).containsExactly(3L);
         assertThat(read.getOffloadedBlockHashes()).isEmpty();
         assertThat(read.getReloadedBlockHashes()).isEmpty();
         assertThat(read.getSequence()).isEqualTo(7L);
-    }
-
-    private static byte[] confluentBytes(int schemaId, GenericRecord record) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        out.write(0);
-        out.write(ByteBuffer.allocate(4).putInt(schemaId).array());
-        BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
-        new GenericDatumWriter<GenericRecord>(record.getSchema()).write(record, encoder);
-        encoder.flush();
-        return out.toByteArray();
     }
 }
