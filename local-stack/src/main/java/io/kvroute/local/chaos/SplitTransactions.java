@@ -6,16 +6,18 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * Transactions the broker itself split, read from its log: after a restart its transaction
  * coordinator found partitions without a leader and skipped their markers ("Couldn't find leader
- * endpoint ... can be skipped"), then recorded the transaction as ended anyway. Those partitions
+ * endpoint ... can be skipped"), then recorded the transaction as ended anyway (or resigned before it
+ * could). Those partitions
  * kept the transaction open until the producer's next transaction ended it, so what it wrote
  * there took the next transaction's outcome, not its own (or was aborted as hanging): a result
  * committed while its offset commit was aborted runs again, and so does a router's dispatch
@@ -29,6 +31,9 @@ final class SplitTransactions {
             "Couldn't find leader endpoint for partitions .* while trying to send transaction markers for (\\S+?),");
     private static final Pattern ENDED = Pattern.compile(
             "TransactionalId (\\S+) append transaction log for TxnTransitMetadata\\[.*txnStartTimestamp=(\\d+)");
+    /** A coordinator back from a restart resending the markers of a transaction it found half-ended. */
+    private static final Pattern RESENDING = Pattern.compile(
+            "Sending txn markers for .*?transactionalId=([^,\\]]+),.*?txnStartTimestamp=(\\d+)");
 
     /**
      * One split transaction: whose (its transactional id after the prefix read: a worker's id, or a
@@ -60,21 +65,36 @@ final class SplitTransactions {
         return splits;
     }
 
-    /** A skipped-markers line, then the line recording that transaction's end, which carries its start time. */
+    /**
+     * A skipped-markers line, then the line recording that transaction's end, which carries its start time. A
+     * coordinator that gave up the transaction log before recording the end (it resigned) leaves no such line; then
+     * the start is the one it logged when it resent that transaction's markers after its restart, before skipping them.
+     */
     static List<Split> parse(List<String> lines, String txnPrefix) {
         List<Split> splits = new ArrayList<>();
-        Set<String> skipped = new HashSet<>();
+        Map<String, Long> resentStart = new HashMap<>();
+        Map<String, Long> skipped = new LinkedHashMap<>();
         for (String line : lines) {
+            Matcher r = RESENDING.matcher(line);
+            if (r.find()) {
+                resentStart.put(r.group(1), Long.parseLong(r.group(2)));
+                continue;
+            }
             Matcher s = SKIPPED.matcher(line);
             if (s.find()) {
-                skipped.add(s.group(1));
+                skipped.put(s.group(1), resentStart.getOrDefault(s.group(1), -1L));
                 continue;
             }
             Matcher e = ENDED.matcher(line);
-            if (e.find() && skipped.remove(e.group(1)) && e.group(1).startsWith(txnPrefix)) {
+            if (e.find() && skipped.remove(e.group(1)) != null && e.group(1).startsWith(txnPrefix)) {
                 splits.add(new Split(e.group(1).substring(txnPrefix.length()), Long.parseLong(e.group(2))));
             }
         }
+        skipped.forEach((txnId, start) -> {
+            if (start >= 0 && txnId.startsWith(txnPrefix)) {
+                splits.add(new Split(txnId.substring(txnPrefix.length()), start));
+            }
+        });
         return splits;
     }
 }

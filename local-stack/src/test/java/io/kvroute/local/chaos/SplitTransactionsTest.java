@@ -39,6 +39,37 @@ class SplitTransactionsTest {
         assertThat(SplitTransactions.parse(List.of(skipped, ended), "kvroute-worker-")).isEmpty();
     }
 
+    /**
+     * A CI run where the coordinator, back from its restart, resent a half-ended transaction's markers, skipped them, and
+     * resigned before recording the end (Kafka 4.4, lines shortened): the start is the resent transaction's.
+     */
+    @Test
+    void shouldTakeTheStartFromTheResentMarkersWhenTheCoordinatorResignedBeforeRecordingTheEnd() {
+        String resent = "2026-12-01 10:50:20,248 INFO TransactionStateManager [Transaction State Manager 1]: Sending txn markers for "
+                + "TransactionalIdCoordinatorEpochAndTransitMetadata[transactionalId=kvroute-worker-ap-south-0, coordinatorEpoch=0, "
+                + "result=COMMIT, txnMetadata=TransactionMetadata(transactionalId=kvroute-worker-ap-south-0, producerId=6, "
+                + "prevProducerId=6, nextProducerId=-1, producerEpoch=14, lastProducerEpoch=-1, txnTimeoutMs=10000, "
+                + "state=PREPARE_COMMIT, pendingState=Optional[COMPLETE_COMMIT], topicPartitions=[kvroute.responses-2, "
+                + "__consumer_offsets-1], txnStartTimestamp=1796122215002, txnLastUpdateTimestamp=1796122215103, "
+                + "clientTransactionVersion=TV_2), transitMetadata=TxnTransitMetadata[producerId=6, prevProducerId=6, "
+                + "nextProducerId=-1, producerEpoch=14, lastProducerEpoch=-1, txnTimeoutMs=10000, txnState=COMPLETE_COMMIT, "
+                + "topicPartitions=[], txnStartTimestamp=1796122215002, txnLastUpdateTimestamp=1796122220192, "
+                + "clientTransactionVersion=TV_2]] after loading partition 6";
+        String skipped = "2026-12-01 10:50:27,387 INFO TransactionMarkerChannelManager [Transaction Marker Channel Manager 1]: "
+                + "Couldn't find leader endpoint for partitions Set(kvroute.responses-2, __consumer_offsets-1) while trying to send "
+                + "transaction markers for kvroute-worker-ap-south-0, these partitions are likely deleted already and hence can be skipped";
+        String resigned = "2026-12-01 10:50:27,424 INFO TransactionCoordinator [TransactionCoordinator id=1] Resigned as the txn "
+                + "coordinator for partition 0 at epoch Some(1)";
+
+        assertThat(SplitTransactions.parse(List.of(resent, "more", skipped, resigned), "kvroute-worker-"))
+                .containsExactly(new SplitTransactions.Split("ap-south-0", 1_796_122_215_002L));
+        // resent and delivered (no skipped line): no split
+        assertThat(SplitTransactions.parse(List.of(resent, resigned), "kvroute-worker-")).isEmpty();
+        // the end recorded after all: its start, as before
+        assertThat(SplitTransactions.parse(List.of(resent, skipped, ENDED), "kvroute-worker-"))
+                .containsExactly(new SplitTransactions.Split("ap-south-0", 1_796_060_008_177L));
+    }
+
     @Test
     void shouldIgnoreTransactionsThatEndedWithEveryMarkerAndThoseOfOtherProducers() {
         String routerSkipped = SKIPPED.replace("kvroute-worker-ap-south-0", "kvroute-router-0_1");
