@@ -120,6 +120,28 @@ class ReplacementTopologyTest {
     }
 
     @Test
+    void shouldGiveAStartingRouterThePatienceToReadResultsBeforeReplacingAnything() {
+        harness.close();
+        harness = new TopologyHarness(stateDir, Map.of("router.telemetry.ttl.ms", "10000", "router.replace.patience.ms", "12000"));
+        // the router starts while us-east has been quiet for most of the patience: its telemetry, 9 s old, is within the
+        // TTL, so the request goes there
+        harness.telemetry.pipeInput("east-1", Records.telemetry("east-1", "us-east", List.of(0), now() - 9_000).build());
+        harness.send(Records.request("req-1", now()).build());
+        assertThat(harness.dispatched("us-east").readValue().getAttempt()).isEqualTo(1);
+
+        // us-east is silent past the patience 3 s into the router's life, before the task has read every result (as
+        // after a restart, when results written while it was down are still ahead of it)
+        advanceReporting(5_000, "west-1");
+        assertThat(harness.dispatched("eu-west").isEmpty()).as("not within the patience of the router's start").isTrue();
+        harness.responsesIn.pipeInput("req-1", harness.completed("req-1", RunAttempt.of(1, 1), 150, 3));
+        advanceReporting(20_000, "west-1");
+
+        assertThat(harness.dispatched("eu-west").isEmpty()).isTrue();
+        assertThat(harness.cancellations.isEmpty()).as("nothing voided").isTrue();
+        assertThat(harness.inFlight().get("req-1")).isNull();
+    }
+
+    @Test
     void shouldSkipEventsMarkedAsChunksWithoutReadingThem() {
         dispatchToEastThenStartWest(Records.request("req-1", now()).build());
         RecordHeaders chunkHeader = new RecordHeaders();

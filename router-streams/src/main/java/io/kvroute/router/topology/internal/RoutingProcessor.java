@@ -126,6 +126,8 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
     private ReadOnlyKeyValueStore<String, byte[]> cancellations;
     private Cancellable retry;
     private Cancellable replacementCheck;
+    /** When this task (re)started, on the wall clock: it re-places nothing until it has run for the patience. */
+    private long startedAtMs;
     private Cancellable forgetCheck;
     private long nextSequence;
     private long parkedCount;
@@ -197,6 +199,7 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
             LOG.info("task {} resumes with {} parked requests", context.taskId(), parkedCount);
         }
         retry = context.schedule(Duration.ofMillis(retryMs), PunctuationType.WALL_CLOCK_TIME, ts -> retryParked());
+        startedAtMs = context.currentSystemTimeMs();
         replacementCheck = context.schedule(Duration.ofMillis(replacement.checkMs()), PunctuationType.WALL_CLOCK_TIME,
                 ts -> replaceFromSilentRegions());
         forgetCheck = context.schedule(Duration.ofMillis(replacement.forgetCheckMs()), PunctuationType.WALL_CLOCK_TIME,
@@ -353,10 +356,16 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
 
     /**
      * Re-places the in-flight requests of regions silent for longer than the patience. A region
-     * none of whose workers has ever reported counts as silent.
+     * none of whose workers has ever reported counts as silent. A task that has just (re)started
+     * waits the patience first: until it has read the results written while it was down, its store
+     * still holds requests that are finished (a chaos run re-placed one whose result had been on the
+     * responses topic for 26 s, 8 s after the router's restart, before its task had read it).
      */
     private void replaceFromSilentRegions() {
         long now = context.currentSystemTimeMs();
+        if (now - startedAtMs < replacement.patienceMs()) {
+            return;
+        }
         Map<String, Long> lastHeard = new HashMap<>();
         for (WorkerSnapshot worker : fleet.all()) {
             lastHeard.merge(worker.region(), worker.observedAtMs(), Math::max);
