@@ -17,8 +17,7 @@ import java.util.regex.Pattern;
  * Transactions the broker itself split, read from its log: after a restart its transaction
  * coordinator found partitions without a leader and skipped their markers ("Couldn't find leader
  * endpoint ... can be skipped"), then recorded the transaction as ended anyway (or resigned before it
- * could). Those partitions
- * kept the transaction open until the producer's next transaction ended it, so what it wrote
+ * could). Those partitions kept the transaction open until the producer's next transaction ended it, so what it wrote
  * there took the next transaction's outcome, not its own (or was aborted as hanging): a result
  * committed while its offset commit was aborted runs again, and so does a router's dispatch
  * committed while its offset commit and its record of the accepted request were aborted (README,
@@ -31,6 +30,7 @@ final class SplitTransactions {
             "Couldn't find leader endpoint for partitions .* while trying to send transaction markers for (\\S+?),");
     private static final Pattern ENDED = Pattern.compile(
             "TransactionalId (\\S+) append transaction log for TxnTransitMetadata\\[.*txnStartTimestamp=(\\d+)");
+    private static final long NO_START = -1;
     /** A coordinator back from a restart resending the markers of a transaction it found half-ended. */
     private static final Pattern RESENDING = Pattern.compile(
             "Sending txn markers for .*?transactionalId=([^,\\]]+),.*?txnStartTimestamp=(\\d+)");
@@ -73,6 +73,7 @@ final class SplitTransactions {
     static List<Split> parse(List<String> lines, String txnPrefix) {
         List<Split> splits = new ArrayList<>();
         Map<String, Long> resentStart = new HashMap<>();
+        // skipped transactional id -> the start its resent markers gave, NO_START without them
         Map<String, Long> skipped = new LinkedHashMap<>();
         for (String line : lines) {
             Matcher r = RESENDING.matcher(line);
@@ -82,7 +83,7 @@ final class SplitTransactions {
             }
             Matcher s = SKIPPED.matcher(line);
             if (s.find()) {
-                skipped.put(s.group(1), resentStart.getOrDefault(s.group(1), -1L));
+                skipped.put(s.group(1), resentStart.getOrDefault(s.group(1), NO_START));
                 continue;
             }
             Matcher e = ENDED.matcher(line);
@@ -91,7 +92,7 @@ final class SplitTransactions {
             }
         }
         skipped.forEach((txnId, start) -> {
-            if (start >= 0 && txnId.startsWith(txnPrefix)) {
+            if (start != NO_START && txnId.startsWith(txnPrefix)) {
                 splits.add(new Split(txnId.substring(txnPrefix.length()), start));
             }
         });

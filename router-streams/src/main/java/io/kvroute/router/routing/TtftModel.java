@@ -59,7 +59,7 @@ public record TtftModel(double t0Ms, double aMsPerToken, double kMsPerTokenPair,
         if (tokens <= 0) {
             return 0;
         }
-        return steps(tokens) * t0Ms + aMsPerToken * tokens + kMsPerTokenPair * tokens * averagePrompt / 2.0;
+        return queuedTokensMs(tokens) + kMsPerTokenPair * tokens * averagePrompt / 2.0;
     }
 
     /**
@@ -70,7 +70,12 @@ public record TtftModel(double t0Ms, double aMsPerToken, double kMsPerTokenPair,
         if (tokens <= 0) {
             return 0;
         }
-        return steps(tokens) * t0Ms + aMsPerToken * tokens + kMsPerTokenPair * attentionPairs;
+        return queuedTokensMs(tokens) + kMsPerTokenPair * attentionPairs;
+    }
+
+    /** A queue's step overheads and per-token work: its prefill time but for the attention. */
+    private double queuedTokensMs(long tokens) {
+        return steps(tokens) * t0Ms + aMsPerToken * tokens;
     }
 
     /** One engine step carrying {@code decodeMsPerStep} of decode work and no prefill. */

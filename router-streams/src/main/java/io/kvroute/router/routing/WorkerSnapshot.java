@@ -39,16 +39,6 @@ public record WorkerSnapshot(
         long observedAtMs,
         long rateLimitedUntilMs) {
 
-    /** A snapshot of a worker that is not rate limited. */
-    public WorkerSnapshot(String workerId, String region, Set<String> models, List<Integer> ownedPartitions,
-                          long kvBlocksTotal, long kvBlocksUsed, int kvBlockTokens, double kvUsage, int running, int waiting,
-                          int runningPrefill, int runningDecode, long queuedPrefillTokens, int maxRunning,
-                          double prefixHitRate, double tokensPerSecond, WorkerHealth status, long observedAtMs) {
-        this(workerId, region, models, ownedPartitions, kvBlocksTotal, kvBlocksUsed, kvBlockTokens, kvUsage, running, waiting,
-                runningPrefill, runningDecode, queuedPrefillTokens, 0L, maxRunning, prefixHitRate, tokensPerSecond, status,
-                observedAtMs, 0L);
-    }
-
     public WorkerSnapshot {
         Objects.requireNonNull(workerId, "workerId");
         Objects.requireNonNull(region, "region");

@@ -26,14 +26,4 @@ class ConversionsTest {
         assertThat(snapshot.runningPrefill()).isEqualTo(1);
         assertThat(snapshot.waiting()).isEqualTo(2);
     }
-
-    @Test
-    void shouldReadTelemetryWithoutTheAttentionAsNotReported() {
-        WorkerTelemetry telemetry = WorkerTelemetry.newBuilder()
-                .setWorkerId("east-1").setRegion("us-east").setKvBlocksTotal(28_000).setKvBlocksUsed(0).setKvUsage(0)
-                .setRunningRequests(0).setWaitingRequests(0).setQueuedPrefillTokens(4_000)
-                .setStatus(WorkerStatus.HEALTHY).setObservedAtMs(1_000).build();
-
-        assertThat(Conversions.toSnapshot(telemetry).queuedPrefillAttention()).isZero();
-    }
 }
