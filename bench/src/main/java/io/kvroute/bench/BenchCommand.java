@@ -13,6 +13,7 @@ import io.kvroute.bench.sim.FleetSpec;
 import io.kvroute.bench.sim.PolicyResult;
 import io.kvroute.bench.sim.SimConfig;
 import io.kvroute.bench.sim.Simulator;
+import io.kvroute.bench.trace.TenantResidency;
 import io.kvroute.bench.trace.TenantWorkload;
 import io.kvroute.bench.trace.TraceRequest;
 import io.kvroute.bench.trace.Traces;
@@ -144,6 +145,11 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--tenant-rate", paramLabel = "RPS", defaultValue = "" + DEFAULT_TENANT_RATE, description = "tenants format: arrival rate before load scaling (default: ${DEFAULT-VALUE}/s).")
     double tenantRate;
 
+    @Option(names = "--tenant-residency", paramLabel = "SPEC", description = "tenants format: keep tenants in regions, "
+            + "in order: eu-west=28,us-east keeps tenants 0-27 in eu-west and the rest in us-east (a region without a count "
+            + "takes the rest, last). For what a residency rule costs, or to set a policy against a split chosen by hand.")
+    String tenantResidency;
+
     @Option(names = "--threads", paramLabel = "N", defaultValue = "2", description = "Policies simulated in parallel (default: ${DEFAULT-VALUE}).")
     int threads;
 
@@ -163,6 +169,10 @@ public final class BenchCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--load-scale, --tenant-rate must be > 0 and --threads, "
                     + "--requests, --tenants at least 1; were " + scale + ", " + tenantRate + ", " + threads + ", " + requests + ", " + tenants);
         }
+        if (tenantResidency != null && !fmt.equals("tenants")) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--tenant-residency is for --format tenants, not " + fmt);
+        }
+        residency(); // a bad share fails here, before any run
         List<String> names = policyNames(policies);
         if (seeds != null && (seeds.isEmpty() || plot != null || spec.commandLine().getParseResult().hasMatchedOption("--seed"))) {
             throw new CommandLine.ParameterException(spec.commandLine(), seeds.isEmpty() ? "--seeds needs at least one seed"
@@ -182,7 +192,7 @@ public final class BenchCommand implements Callable<Integer> {
             Map<String, PolicyResult> results = Simulator.runAll(names, requestsToRun, config, threads);
             Bounds bounds = Bounds.compute(requestsToRun, config);
             double seconds = (System.nanoTime() - started) / 1e9;
-            BenchReport report = new BenchReport(fmt.equals("tenants") ? "generated" : trace.toString(), fmt, requestsToRun.size(),
+            BenchReport report = new BenchReport(fmt.equals("tenants") ? generatedName() : trace.toString(), fmt, requestsToRun.size(),
                     config.fleet().toString(), config.engine().name(), scale, runSeed, sloMs, config.routing().candidateSampleSize(),
                     results, bounds);
             reports.add(report);
@@ -238,6 +248,21 @@ public final class BenchCommand implements Callable<Integer> {
         return 0;
     }
 
+    private TenantResidency residency() {
+        if (tenantResidency == null) {
+            return TenantResidency.NONE;
+        }
+        try {
+            return TenantResidency.parse(tenantResidency, tenants, FleetSpec.parse(fleet).gpusByRegion().keySet());
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    private String generatedName() {
+        return tenantResidency == null ? "generated" : "generated with --tenant-residency " + residency();
+    }
+
     private SimConfig config(long runSeed) {
         try {
             EngineProfile profile = EngineProfile.named(engine);
@@ -291,7 +316,7 @@ public final class BenchCommand implements Callable<Integer> {
             int n = requests != null ? requests : DEFAULT_TENANT_REQUESTS;
             TenantWorkload.Spec defaults = TenantWorkload.Spec.llmdDefaults(n, tenantRate, runSeed);
             return TenantWorkload.generate(new TenantWorkload.Spec(tenants, defaults.prefixTokens(), defaults.queryTokens(),
-                    defaults.meanOutputTokens(), tenantRate, n, runSeed));
+                    defaults.meanOutputTokens(), tenantRate, n, runSeed), residency());
         }
         if (!Files.isReadable(trace)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "cannot read trace " + trace);

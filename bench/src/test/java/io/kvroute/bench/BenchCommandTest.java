@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvroute.bench.report.Charts;
+import io.kvroute.bench.trace.TenantWorkload;
 import java.awt.image.BufferedImage;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -131,6 +132,34 @@ class BenchCommandTest {
         Run refused = run("--format", "tenants", "--candidate-sample", "0");
         assertThat(refused.exitCode()).isNotZero();
         assertThat(refused.err()).contains("--candidate-sample must be at least 1, was 0");
+    }
+
+    @Test
+    void shouldRunEveryPolicyWithTheTenantsKeptInTheRegionsAskedAndRefuseABadShare() throws Exception {
+        Path json = dir.resolve("residency.json");
+        long keptInB = TenantWorkload.generate(new TenantWorkload.Spec(10, 6000, 1200, 200, 20.0, 300, 3)).stream()
+                .filter(r -> r.tenant().equals("tenant-0") || r.tenant().equals("tenant-1")).count();
+
+        Run run = run("--format", "tenants", "--requests", "300", "--tenants", "10", "--tenant-rate", "20", "--seed", "3",
+                "--policies", "kvroute,round-robin", "--fleet", "a=2@5,b=1@30", "--tenant-residency", "b=2,a", "--json", json.toString());
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).contains("generated with --tenant-residency b=2,a");
+        assertThat(keptInB).isPositive();
+        JsonNode root = new ObjectMapper().readTree(json.toFile());
+        for (String policy : List.of("kvroute", "round-robin")) {
+            JsonNode perRegion = root.path("policies").path(policy).path("requests_per_region");
+            assertThat(perRegion.path("b").asLong()).as(policy).isEqualTo(keptInB);
+            assertThat(perRegion.path("a").asLong()).as(policy).isEqualTo(300 - keptInB);
+        }
+        Run unknown = run("--format", "tenants", "--fleet", "a=2@5,b=1@30", "--tenant-residency", "c=2,a");
+        assertThat(unknown.exitCode()).isNotZero();
+        assertThat(unknown.err()).contains("share 'c=2' names no region of the fleet");
+        Path trace = dir.resolve("r.jsonl");
+        Files.writeString(trace, "{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [0, 1]}\n");
+        Run notTenants = run("--trace", trace.toString(), "--tenant-residency", "us-east");
+        assertThat(notTenants.exitCode()).isNotZero();
+        assertThat(notTenants.err()).contains("--tenant-residency is for --format tenants, not mooncake");
     }
 
     @Test

@@ -31,6 +31,11 @@ public final class TenantWorkload {
     }
 
     public static List<TraceRequest> generate(Spec spec) {
+        return generate(spec, TenantResidency.NONE);
+    }
+
+    /** As {@link #generate(Spec)}, each tenant's requests allowed only in the regions {@code residency} gives it. */
+    public static List<TraceRequest> generate(Spec spec, TenantResidency residency) {
         SplittableRandom random = new SplittableRandom(spec.seed());
         List<TraceRequest> requests = new ArrayList<>(spec.requests());
         int sharedBlocks = spec.prefixTokens() / BLOCK_TOKENS;
@@ -48,7 +53,7 @@ public final class TenantWorkload {
             }
             int output = Math.max(1, (int) Math.round(-Math.log(1 - random.nextDouble()) * spec.meanOutputTokens()));
             requests.add(new TraceRequest((long) clockMs, input, Math.min(output, 8 * spec.meanOutputTokens()), ids, BLOCK_TOKENS,
-                    "tenant-" + tenant));
+                    "tenant-" + tenant, residency.regionsOf(tenant), null));
         }
         return requests;
     }

@@ -231,7 +231,7 @@ public final class SimulationRun {
         TraceRequest r = trace.get(index);
         if (!extended) {
             routeRequests[index] = new RouteRequest(Integer.toString(index), r.tenant(), SimConfig.MODEL, r.inputTokens(),
-                    r.blockIds(), r.blockTokens(), r.outputTokens(), Set.of(), null, RouteRequest.NO_DEADLINE);
+                    r.blockIds(), r.blockTokens(), r.outputTokens(), r.allowedRegions(), null, RouteRequest.NO_DEADLINE);
             if (!tryPlace(index, now)) {
                 park(index, now);
             }
