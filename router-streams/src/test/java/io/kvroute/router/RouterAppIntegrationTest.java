@@ -167,7 +167,7 @@ class RouterAppIntegrationTest {
                     .setRequestId("peer-req").setTenant("tenant-b").setModel("llama-3.1-8b").setOutcome(DecisionOutcome.DISPATCHED)
                     .setRegion("us-east").setPartition(0).setWorkerId("east-1").setPolicy("kvroute").setReason("peer")
                     .setDecidedAtMs(System.currentTimeMillis()).setRouterInstance("another-instance")
-                    .setPromptTokens(6_000).setMaxTokens(200).setPrefixBlockTokens(64).setPrefixBlockHashes(hashes)
+                    .setPromptTokens(60_000).setMaxTokens(200).setPrefixBlockTokens(64).setPrefixBlockHashes(hashes)
                     .build();
             // a record no router wrote is skipped, and what follows it is still read
             producer.send(new ProducerRecord<>(topics.decisions().name(), "garbage", new byte[] {9, 9, 9})).get();
@@ -184,7 +184,7 @@ class RouterAppIntegrationTest {
             Deserializer<RoutingDecision> skippingGarbage = (topic, bytes) -> bytes.length < 5 ? null : decisions.deserialize(topic, bytes);
             RoutingDecision mine = readUntil(topics.decisions().name(), skippingGarbage, d -> d != null && d.getRequestId().equals("it-mine"));
             assertThat(mine.getCandidatesConsidered()).as("both workers' telemetry had arrived").isEqualTo(2);
-            assertThat(mine.getWorkerId()).as("east-1 runs the other instance's 6,000-token prefill").isEqualTo("east-2");
+            assertThat(mine.getWorkerId()).as("east-1 runs the other instance's 60,000-token prefill (seconds long: still queued when this request arrives)").isEqualTo("east-2");
             assertThat(mine.getRouterInstance()).isEqualTo(app.instance());
             assertThat(app.peers().followed()).isEqualTo(1);
         }

@@ -35,6 +35,11 @@ public final class TieBreak {
         return workerIds.compare(a, b) < 0;
     }
 
+    /** One of {@code choices} (0 for none or one) for {@code requestId}: instances pick differently, each always alike. */
+    public int pick(String requestId, int choices) {
+        return choices <= 1 ? 0 : (int) Math.floorMod(key(requestId), (long) choices);
+    }
+
     private long key(String workerId) {
         return mix(mix(workerId.hashCode()) ^ salt);
     }

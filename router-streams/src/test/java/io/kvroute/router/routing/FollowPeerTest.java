@@ -7,6 +7,8 @@ import static io.kvroute.router.routing.Fleet.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -61,6 +63,39 @@ class FollowPeerTest {
         RoutingResult result = following.route(request("mine-3", 1_000, blocks(1, 99)), List.of(a), NOW);
 
         assertThat(result.placement().orElseThrow().topCandidates().get(0).components().get("arrivals_per_s")).isPositive();
+    }
+
+    @Test
+    void shouldSpreadItsChoiceOverCandidatesScoringWithinAFewMsOnlyWhilePeersPlaceToo() {
+        WorkerSnapshot queued = worker("w-c").observedAtMs(NOW).waiting(1).queuedPrefillTokens(4_000).build();
+        List<WorkerSnapshot> three = List.of(a, b, queued);
+        Map<String, Integer> alone = new TreeMap<>();
+        Map<String, Integer> withPeers = new TreeMap<>();
+        Map<String, Integer> peersGone = new TreeMap<>();
+        for (int i = 0; i < 40; i++) {
+            RouteRequest mine = request("mine-" + i, 1_000, blocks(2, 100 + i));
+            alone.merge(workerOf(instance().route(mine, three, NOW)), 1, Integer::sum);
+            Router following = instance();
+            // a small placement on the queued worker, 4 s ago: its work has long drained
+            following.followPeer(request("peer-" + i, 16, blocks(1, 500 + i)), queued, 0, NOW - 4_000);
+            RoutingResult result = following.route(mine, three, NOW);
+            withPeers.merge(workerOf(result), 1, Integer::sum);
+            if (!workerOf(result).equals("w-a")) {
+                assertThat(result.placement().orElseThrow().reason()).startsWith("within 30 ms of the lowest score");
+            }
+            Router stale = instance();
+            stale.followPeer(request("peer-" + i, 16, blocks(1, 500 + i)), queued, 0, NOW - KvAwarePolicy.PEER_ACTIVE_MS);
+            peersGone.merge(workerOf(stale.route(mine, three, NOW)), 1, Integer::sum);
+        }
+
+        assertThat(alone).as("by the instance's tie-break alone").hasSize(1);
+        assertThat(peersGone).isEqualTo(alone);
+        assertThat(withPeers).as("w-c's queue puts it more than 30 ms behind").containsOnlyKeys("w-a", "w-b");
+        assertThat(withPeers.values()).allSatisfy(n -> assertThat(n).isBetween(10, 30));
+    }
+
+    private static Router instance() {
+        return Router.create(KvAwarePolicy.NAME, Fleet.settings(), RegionCatalog.empty(), TieBreak.forInstance("router-2"));
     }
 
     private static String workerOf(RoutingResult result) {
