@@ -150,6 +150,8 @@ public final class BenchCommand implements Callable<Integer> {
             + "takes the rest, last). For what a residency rule costs, or to set a policy against a split chosen by hand.")
     String tenantResidency;
 
+    private TenantResidency residency = TenantResidency.NONE;
+
     @Option(names = "--threads", paramLabel = "N", defaultValue = "2", description = "Policies simulated in parallel (default: ${DEFAULT-VALUE}).")
     int threads;
 
@@ -172,7 +174,7 @@ public final class BenchCommand implements Callable<Integer> {
         if (tenantResidency != null && !fmt.equals("tenants")) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--tenant-residency is for --format tenants, not " + fmt);
         }
-        residency(); // a bad share fails here, before any run
+        residency = parseResidency(); // a bad share fails here, before any run
         List<String> names = policyNames(policies);
         if (seeds != null && (seeds.isEmpty() || plot != null || spec.commandLine().getParseResult().hasMatchedOption("--seed"))) {
             throw new CommandLine.ParameterException(spec.commandLine(), seeds.isEmpty() ? "--seeds needs at least one seed"
@@ -248,7 +250,7 @@ public final class BenchCommand implements Callable<Integer> {
         return 0;
     }
 
-    private TenantResidency residency() {
+    private TenantResidency parseResidency() {
         if (tenantResidency == null) {
             return TenantResidency.NONE;
         }
@@ -260,7 +262,7 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     private String generatedName() {
-        return tenantResidency == null ? "generated" : "generated with --tenant-residency " + residency();
+        return tenantResidency == null ? "generated" : "generated with --tenant-residency " + residency;
     }
 
     private SimConfig config(long runSeed) {
@@ -316,7 +318,7 @@ public final class BenchCommand implements Callable<Integer> {
             int n = requests != null ? requests : DEFAULT_TENANT_REQUESTS;
             TenantWorkload.Spec defaults = TenantWorkload.Spec.llmdDefaults(n, tenantRate, runSeed);
             return TenantWorkload.generate(new TenantWorkload.Spec(tenants, defaults.prefixTokens(), defaults.queryTokens(),
-                    defaults.meanOutputTokens(), tenantRate, n, runSeed), residency());
+                    defaults.meanOutputTokens(), tenantRate, n, runSeed), residency);
         }
         if (!Files.isReadable(trace)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "cannot read trace " + trace);

@@ -238,14 +238,21 @@ public final class KvAwarePolicy implements RoutingPolicy {
         if (peerPlacedAtMs <= nowMs - PEER_ACTIVE_MS) {
             return top[0];
         }
-        Estimate[] near = new Estimate[top.length];
-        int count = 0;
+        int near = 0;
         for (Estimate e : top) {
-            if (e != null && e.score() <= top[0].score() + PEER_SPREAD_MS && e.matched() == top[0].matched()) {
-                near[count++] = e;
+            near += closeTo(e, top[0]) ? 1 : 0;
+        }
+        int pick = state.tieBreak().pick(request.requestId(), near);
+        for (Estimate e : top) {
+            if (closeTo(e, top[0]) && pick-- == 0) {
+                return e;
             }
         }
-        return near[state.tieBreak().pick(request.requestId(), count)];
+        return top[0];
+    }
+
+    private static boolean closeTo(Estimate e, Estimate best) {
+        return e != null && e.score() <= best.score() + PEER_SPREAD_MS && e.matched() == best.matched();
     }
 
     /** The accepted placement's work joins that worker's backlog and arrival rate, and the request its prefix's demand. */
