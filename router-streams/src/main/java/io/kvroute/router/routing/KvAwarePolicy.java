@@ -101,7 +101,13 @@ public final class KvAwarePolicy implements RoutingPolicy {
     static final double MIN_FREE_KV_OWN_PAGES = 0.2;
     /** Time constant of each worker's arrival rate (requests the router placed there). */
     static final double ARRIVAL_RATE_TAU_MS = 5_000.0;
-    static final int TOP_CANDIDATES = 3;
+    /**
+     * Candidates kept ranked, the best first: the peer spread picks among those near the best (with following instances,
+     * five rather than three gave Mooncake a 4 % lower p50 and a 2 % lower p99). One instance decides alike with any.
+     */
+    static final int TOP_CANDIDATES = 5;
+    /** Candidates a decision record shows, the chosen one first. */
+    static final int SHOWN_CANDIDATES = 3;
     /**
      * While peer instances place requests too, the choice is one of the top candidates within this many ms of the
      * lowest score, by the instance's hash of the request id: a peer's placements of the last tens of ms are not
@@ -164,7 +170,7 @@ public final class KvAwarePolicy implements RoutingPolicy {
             matched[i] = state.cachedBlocks(candidates.get(i), request, nowMs);
             bestMatch = Math.max(bestMatch, matched[i]);
         }
-        // Keep only the best few: the decision record shows them, and nothing else needs a sort.
+        // Keep only the best few: the spread picks among them, the decision record shows them, nothing else needs a sort.
         Estimate[] top = new Estimate[Math.min(TOP_CANDIDATES, candidates.size())];
         RegionCatalog regions = state.regions();
         boolean byPrice = regions.pricesDiffer();
@@ -205,10 +211,11 @@ public final class KvAwarePolicy implements RoutingPolicy {
         lastRequest = request;
         lastBestMatch = bestMatch;
         int partition = state.leastPendingPartition(best.worker(), nowMs);
-        List<ScoredCandidate> shown = new ArrayList<>(top.length + 1);
+        int shownCount = Math.min(SHOWN_CANDIDATES, top.length);
+        List<ScoredCandidate> shown = new ArrayList<>(shownCount);
         shown.add(new ScoredCandidate(best.worker().workerId(), best.worker().region(), partition, best.score(), best.components()));
         for (Estimate e : top) {
-            if (e != best && shown.size() < top.length) {
+            if (e != best && shown.size() < shownCount) {
                 shown.add(new ScoredCandidate(e.worker().workerId(), e.worker().region(), e.worker().ownedPartitions().get(0),
                         e.score(), e.components()));
             }

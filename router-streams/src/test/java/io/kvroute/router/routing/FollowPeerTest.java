@@ -68,29 +68,32 @@ class FollowPeerTest {
     @Test
     void shouldSpreadItsChoiceOverCandidatesScoringWithinAFewMsOnlyWhilePeersPlaceToo() {
         WorkerSnapshot queued = worker("w-c").observedAtMs(NOW).waiting(1).queuedPrefillTokens(4_000).build();
-        List<WorkerSnapshot> three = List.of(a, b, queued);
+        List<WorkerSnapshot> five = List.of(a, b, queued, worker("w-d").observedAtMs(NOW).waiting(1).queuedPrefillTokens(4_000).build(),
+                worker("w-e").observedAtMs(NOW).waiting(1).queuedPrefillTokens(5_000).build());
         Map<String, Integer> alone = new TreeMap<>();
         Map<String, Integer> withPeers = new TreeMap<>();
         Map<String, Integer> peersGone = new TreeMap<>();
         for (int i = 0; i < 40; i++) {
             RouteRequest mine = request("mine-" + i, 1_000, blocks(2, 100 + i));
-            alone.merge(workerOf(instance().route(mine, three, NOW)), 1, Integer::sum);
+            alone.merge(workerOf(instance().route(mine, five, NOW)), 1, Integer::sum);
             Router following = instance();
             // a small placement on the queued worker, 4 s ago: its work has long drained
             following.followPeer(request("peer-" + i, 16, blocks(1, 500 + i)), queued, 0, NOW - 4_000);
-            RoutingResult result = following.route(mine, three, NOW);
+            RoutingResult result = following.route(mine, five, NOW);
             withPeers.merge(workerOf(result), 1, Integer::sum);
+            assertThat(result.placement().orElseThrow().topCandidates()).as("the record shows the chosen first, and two more")
+                    .hasSize(3).first().extracting(ScoredCandidate::workerId).isEqualTo(workerOf(result));
             if (!workerOf(result).equals("w-a")) {
                 assertThat(result.placement().orElseThrow().reason()).startsWith("within 30 ms of the lowest score");
             }
             Router stale = instance();
             stale.followPeer(request("peer-" + i, 16, blocks(1, 500 + i)), queued, 0, NOW - KvAwarePolicy.PEER_ACTIVE_MS);
-            peersGone.merge(workerOf(stale.route(mine, three, NOW)), 1, Integer::sum);
+            peersGone.merge(workerOf(stale.route(mine, five, NOW)), 1, Integer::sum);
         }
 
         assertThat(alone).as("by the instance's tie-break alone").hasSize(1);
         assertThat(peersGone).isEqualTo(alone);
-        assertThat(withPeers).as("w-c's queue puts it more than 30 ms behind").containsOnlyKeys("w-a", "w-b");
+        assertThat(withPeers).as("the queued workers are more than 30 ms behind").containsOnlyKeys("w-a", "w-b");
         assertThat(withPeers.values()).allSatisfy(n -> assertThat(n).isBetween(10, 30));
     }
 
