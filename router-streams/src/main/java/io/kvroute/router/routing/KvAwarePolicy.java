@@ -237,9 +237,8 @@ public final class KvAwarePolicy implements RoutingPolicy {
     }
 
     /**
-     * {@code top[0]}, or while peers place too ({@link #PEER_SPREAD_MS}), the top candidate within that many ms of it
-     * and holding as much of the prompt that this instance's hash of the request id picks (a prefix is not spread
-     * away from its holder: that would split its next requests' cache too).
+     * {@code top[0]}; while peers place too, one of the top candidates {@link #closeTo} it, chosen by this instance's
+     * hash of the request id.
      */
     private Estimate spreadFromPeers(Estimate[] top, RouteRequest request, long nowMs) {
         if (peerPlacedAtMs <= nowMs - PEER_ACTIVE_MS) {
@@ -255,9 +254,13 @@ public final class KvAwarePolicy implements RoutingPolicy {
                 return e;
             }
         }
-        return top[0];
+        return top[0]; // not reached: pick < near
     }
 
+    /**
+     * Within {@link #PEER_SPREAD_MS} of {@code best} and holding as much of the prompt: a prefix is not spread away
+     * from its holder, which would split its next requests' cache too.
+     */
     private static boolean closeTo(Estimate e, Estimate best) {
         return e != null && e.score() <= best.score() + PEER_SPREAD_MS && e.matched() == best.matched();
     }

@@ -40,8 +40,9 @@ public final class TieBreak {
         return choices <= 1 ? 0 : (int) Math.floorMod(key(requestId), (long) choices);
     }
 
-    private long key(String workerId) {
-        return mix(mix(workerId.hashCode()) ^ salt);
+    /** A worker id's (or a request id's) place in this instance's order. */
+    private long key(String id) {
+        return mix(mix(id.hashCode()) ^ salt);
     }
 
     /** SplitMix64's finalizer: nearby inputs (consecutive worker ids, instance ids) give unrelated outputs. */
