@@ -16,6 +16,7 @@ import io.kvroute.worker.config.WorkerConfig;
 import io.kvroute.worker.consumer.CancellationFollower;
 import io.kvroute.worker.consumer.DispatchConsumer;
 import io.kvroute.worker.engine.InferenceEngine;
+import io.kvroute.worker.engine.ObservingEngine;
 import io.kvroute.worker.engine.PoolQuotaEngine;
 import io.kvroute.worker.engine.openai.OpenAiCompatibleEngine;
 import io.kvroute.worker.engine.sim.CostModel;
@@ -136,7 +137,7 @@ public final class WorkerApp implements AutoCloseable {
             dispatch.cancellationView(cancellations);
             KvEventPublisher kvEvents = new KvEventPublisher(config.workerId(), config.region(), topics.kvEvents().name(),
                     engine, producer, serdes.valueSerde(KvCacheEvent.class).serializer(), clock);
-            TelemetryPublisher telemetry = new TelemetryPublisher(config.workerId(), config.region(), config.models(),
+            TelemetryPublisher telemetry = new TelemetryPublisher(config.workerId(), config.region(), config.models(), config.pool(),
                     topics.workerTelemetry().name(), config.telemetryIntervalMs(), engine, dispatch::ownedPartitions,
                     // without its follower a worker no longer sees cancels or re-placements: still serving, not healthy
                     () -> !dispatch.isRunning() ? WorkerStatus.DOWN
@@ -166,16 +167,19 @@ public final class WorkerApp implements AutoCloseable {
         }
     }
 
-    /** The engine {@code worker.engine} names: the simulated GPU or an OpenAI-compatible server. */
+    /**
+     * The engine {@code worker.engine} names: the simulated GPU or an OpenAI-compatible server, observed alike
+     * ({@link ObservingEngine}: what the worker reports of either is what it can see in front of a real server).
+     */
     static InferenceEngine engine(WorkerConfig config, LongSupplier clock) {
         InferenceEngine engine = WorkerConfig.ENGINE_OPENAI.equals(config.engine())
                 ? new OpenAiCompatibleEngine(config.openai(), clock, config.workerId())
                 : new SimulatedGpuEngine(CostModel.llama8bH100(config.speed()), config.engineLimits(), config.networkDelayMs(),
                         clock, config.workerId());
         if (config.poolRequestsPerMinute() > 0 || config.poolTokensPerMinute() > 0) {
-            return new PoolQuotaEngine(engine, config.poolRequestsPerMinute(), config.poolTokensPerMinute(), clock);
+            engine = new PoolQuotaEngine(engine, config.poolRequestsPerMinute(), config.poolTokensPerMinute(), clock);
         }
-        return engine;
+        return new ObservingEngine(engine, clock);
     }
 
     private static <T extends AutoCloseable> T opened(Deque<AutoCloseable> opened, T resource) {

@@ -32,7 +32,7 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
                            long telemetryIntervalMs, int maxWaiting, long commitIntervalMs, String metricsHost, int metricsPort,
                            Map<String, Object> kafka, OpenAiSettings openai, long cancellationLookbackMs,
                            long replacementCheckAfterMs, int retryMax, long retryBackoffMs,
-                           long poolRequestsPerMinute, long poolTokensPerMinute) {
+                           long poolRequestsPerMinute, long poolTokensPerMinute, String pool) {
     public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
     public static final String SCHEMA_REGISTRY_URL = "schema.registry.url";
     public static final String TOPIC_PREFIX = "kvroute.topic.prefix";
@@ -72,6 +72,14 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
      */
     public static final String POOL_REQUESTS_PER_MINUTE = "worker.pool.requests.per.minute";
     public static final String POOL_TOKENS_PER_MINUTE = "worker.pool.tokens.per.minute";
+    /**
+     * The worker's pool as its telemetry names it: the model and hardware class behind it (e.g. llama-8b-h100).
+     * Routers learn engine speed per pool, so workers of one pool should run alike. Default: the simulated GPU's
+     * profile, or the served model's name for an OpenAI-compatible server.
+     */
+    public static final String POOL = "worker.pool";
+    /** The simulated GPU's engine profile, its pool by default. */
+    public static final String SIM_POOL = "llama-8b-h100";
     public static final String KAFKA_PREFIX = "kafka.";
 
     /** Upper bound of {@code kafka.max.poll.records}, so the finished-offsets metadata stays under Kafka's limit. */
@@ -191,7 +199,10 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
                 s.intValue(RETRY_MAX, 0, 10),
                 s.longValue(RETRY_BACKOFF_MS, 1, 600_000),
                 s.longValue(POOL_REQUESTS_PER_MINUTE, 0, 1_000_000_000L),
-                s.longValue(POOL_TOKENS_PER_MINUTE, 0, Long.MAX_VALUE / 2));
+                s.longValue(POOL_TOKENS_PER_MINUTE, 0, Long.MAX_VALUE / 2),
+                s.has(POOL) ? s.matching(POOL, v -> v.matches("[A-Za-z0-9._:/@-]{1,128}"),
+                        "must be 1-128 letters, digits or '.', '_', ':', '/', '@', '-'")
+                        : openai != null ? openai.model() : SIM_POOL);
     }
 
     private static OpenAiSettings openAi(Settings s, List<String> models) {

@@ -23,11 +23,28 @@ package io.kvroute.worker.engine;
  *                            not yet prefilled of their tokens left * (their tokens already in KV + half those
  *                            left); 0 = not known. With it a router prices a long prompt's remaining chunks, which
  *                            attend to the part already computed, at what they cost
+ * @param observed            the worker's own record of what it sent and got back ({@link ObservedLoad#NONE} when the
+ *                            engine is not observed by an {@link ObservingEngine})
  */
 public record EngineStats(int runningRequests, int waitingRequests, int runningPrefill, int runningDecode,
                           long queuedPrefillTokens, long kvBlocksUsed, long kvBlocksTotal, int kvBlockTokens,
                           int maxRunningRequests, double prefixCacheHitRate, double tokensPerSecond,
-                          long hostKvBlocksUsed, long hostKvBlocksTotal, double hostPrefixHitRate, long queuedPrefillAttention) {
+                          long hostKvBlocksUsed, long hostKvBlocksTotal, double hostPrefixHitRate, long queuedPrefillAttention,
+                          ObservedLoad observed) {
+
+    public EngineStats {
+        observed = observed == null ? ObservedLoad.NONE : observed;
+    }
+
+    /** Stats without the worker's own observations. */
+    public EngineStats(int runningRequests, int waitingRequests, int runningPrefill, int runningDecode,
+                       long queuedPrefillTokens, long kvBlocksUsed, long kvBlocksTotal, int kvBlockTokens,
+                       int maxRunningRequests, double prefixCacheHitRate, double tokensPerSecond,
+                       long hostKvBlocksUsed, long hostKvBlocksTotal, double hostPrefixHitRate, long queuedPrefillAttention) {
+        this(runningRequests, waitingRequests, runningPrefill, runningDecode, queuedPrefillTokens, kvBlocksUsed, kvBlocksTotal,
+                kvBlockTokens, maxRunningRequests, prefixCacheHitRate, tokensPerSecond, hostKvBlocksUsed, hostKvBlocksTotal,
+                hostPrefixHitRate, queuedPrefillAttention, ObservedLoad.NONE);
+    }
 
     /** Stats of an engine without a host tier. */
     public EngineStats(int runningRequests, int waitingRequests, int runningPrefill, int runningDecode,
@@ -50,6 +67,27 @@ public record EngineStats(int runningRequests, int waitingRequests, int runningP
     public EngineStats withExtraWaiting(int extra) {
         return new EngineStats(runningRequests, waitingRequests + extra, runningPrefill, runningDecode,
                 queuedPrefillTokens, kvBlocksUsed, kvBlocksTotal, kvBlockTokens, maxRunningRequests,
-                prefixCacheHitRate, tokensPerSecond, hostKvBlocksUsed, hostKvBlocksTotal, hostPrefixHitRate, queuedPrefillAttention);
+                prefixCacheHitRate, tokensPerSecond, hostKvBlocksUsed, hostKvBlocksTotal, hostPrefixHitRate, queuedPrefillAttention,
+                observed);
+    }
+
+    /**
+     * What a worker in front of a real inference server can report, these stats being the server's: the gauges its
+     * {@code /metrics} page exposes (running and waiting requests, KV use, prefix-cache hit rate) and the batch limit
+     * and output rate the worker knows itself, with the worker's own record of what it sent ({@code observed}).
+     * Nothing a server does not expose is kept: which running requests still prefill, how many prompt tokens are left
+     * to prefill and their attention, the host tier; decoding requests are the worker's own count of those streaming.
+     * Every worker reports through this, the simulated GPU's as the OpenAI-compatible server's.
+     */
+    public EngineStats observable(ObservedLoad own) {
+        return new EngineStats(runningRequests, waitingRequests, 0, own.decodingRequests(), 0, kvBlocksUsed, kvBlocksTotal,
+                kvBlockTokens, maxRunningRequests, prefixCacheHitRate, tokensPerSecond, 0, 0, 0.0, 0, own);
+    }
+
+    /** These stats, all the engine could tell (the simulator's white-box telemetry), with the worker's own record. */
+    public EngineStats withObserved(ObservedLoad own) {
+        return new EngineStats(runningRequests, waitingRequests, runningPrefill, runningDecode, queuedPrefillTokens, kvBlocksUsed,
+                kvBlocksTotal, kvBlockTokens, maxRunningRequests, prefixCacheHitRate, tokensPerSecond, hostKvBlocksUsed,
+                hostKvBlocksTotal, hostPrefixHitRate, queuedPrefillAttention, own);
     }
 }

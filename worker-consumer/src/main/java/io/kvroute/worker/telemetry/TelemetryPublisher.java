@@ -37,6 +37,7 @@ public final class TelemetryPublisher implements AutoCloseable {
     private final String workerId;
     private final String region;
     private final List<String> models;
+    private final String pool;
     private final String topic;
     private final long intervalMs;
     private final InferenceEngine engine;
@@ -51,13 +52,14 @@ public final class TelemetryPublisher implements AutoCloseable {
     private long lastPublishedMs;
     private boolean closed;
 
-    public TelemetryPublisher(String workerId, String region, List<String> models, String topic, long intervalMs,
+    public TelemetryPublisher(String workerId, String region, List<String> models, String pool, String topic, long intervalMs,
                               InferenceEngine engine, Supplier<List<Integer>> ownedPartitions, Supplier<WorkerStatus> status,
                               KvEventPublisher kvEvents,
                               Producer<String, byte[]> producer, Serializer<WorkerTelemetry> serializer, LongSupplier clock) {
         this.workerId = workerId;
         this.region = region;
         this.models = List.copyOf(models);
+        this.pool = pool;
         this.topic = topic;
         this.intervalMs = intervalMs;
         this.engine = engine;
@@ -138,6 +140,12 @@ public final class TelemetryPublisher implements AutoCloseable {
                 .setStatus(status)
                 .setRateLimitedUntilMs(rateLimitedUntil > nowMs ? rateLimitedUntil : null)
                 .setObservedAtMs(nowMs)
+                .setPool(pool)
+                .setOwedPrefillTokens(s.observed().owedPrefillTokens())
+                .setOwedPrefillRequests(s.observed().owedPrefillRequests())
+                .setDecodingContextTokens(s.observed().decodingContextTokens())
+                .setRecentTtftMs(s.observed().recentTtftMs())
+                .setDecodeMsPerToken(s.observed().decodeMsPerToken())
                 .build();
     }
 

@@ -92,6 +92,10 @@ public final class ResponseEvents {
                 .setWorkerId(workerId)
                 .setRegion(region)
                 .setError(error)
+                .setDecodeMs(usage.timing().decodeMs() >= 0 ? usage.timing().decodeMs() : null)
+                .setQueuedAheadTokens(usage.timing().queuedAheadTokens() >= 0 ? usage.timing().queuedAheadTokens() : null)
+                .setPromptTokensDuringDecode(usage.timing().promptTokensDuringDecode() >= 0
+                        ? usage.timing().promptTokensDuringDecode() : null)
                 .build();
         return base(sequence, nowMs).setTerminal(result).build();
     }
