@@ -15,6 +15,7 @@ import io.kvroute.router.routing.TtftModel;
 import io.kvroute.schemas.serde.SerdeConfig;
 import io.kvroute.schemas.topics.KvrouteTopics;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -54,9 +55,13 @@ public final class RouterConfig {
     public static final String SATURATION_KV_USAGE = "router.saturation.kv.usage";
     public static final String KV_HEADROOM = "router.kv.headroom";
     public static final String PREFILL_TOKENS_PER_SECOND = "router.prefill.tokens.per.second";
-    /** The step-time model the kvroute policy estimates with: the model and GPUs behind the workers. */
+    /**
+     * The step-time profile the kvroute policy starts from for each pool of workers before their finished runs
+     * correct it, or {@value #ENGINE_MODEL_NONE}: start knowing no engine and learn each pool's speed.
+     */
     public static final String ENGINE_MODEL = "router.engine.model";
-    public static final String DEFAULT_ENGINE_MODEL = "llama-8b-h100";
+    public static final String ENGINE_MODEL_NONE = "none";
+    public static final String DEFAULT_ENGINE_MODEL = ENGINE_MODEL_NONE;
     public static final String LEDGER_GRACE_MS = "router.ledger.grace.ms";
     public static final String LEDGER_MAX_AGE_MS = "router.ledger.max.age.ms";
     public static final String PREFIX_INDEX_CAPACITY = "router.prefix.index.capacity";
@@ -178,7 +183,7 @@ public final class RouterConfig {
         int prefixHolders = s.intValue(CANDIDATE_PREFIX_HOLDERS, 0, 1_000_000);
         routing = new RoutingSettings(ttl, Set.copyOf(regions), queueFactor, kvSaturation, kvHeadroom, prefillRate,
                 RoutingSettings.DEFAULT_DECODE_RESERVE_TOKENS, graceMs, maxAgeMs, prefixCapacity, kvEventCapacity, randomSeed,
-                sampleSize, prefixHolders, TtftModel.named(s.oneOf(ENGINE_MODEL, TtftModel.names())));
+                sampleSize, prefixHolders, enginePrior(s));
         regionCatalog = regionCatalog(s);
         residency = parsed(s, TENANT_REGIONS, Residency::parse);
         // a misspelt region would silently never match a worker: refuse it at start-up
@@ -202,6 +207,14 @@ public final class RouterConfig {
             }
         });
         serdeConfig = Collections.unmodifiableMap(serde);
+    }
+
+    /** The profile {@value #ENGINE_MODEL} names, or null for {@value #ENGINE_MODEL_NONE}. */
+    private static TtftModel enginePrior(Settings s) {
+        List<String> allowed = new ArrayList<>(TtftModel.names());
+        allowed.add(ENGINE_MODEL_NONE);
+        String name = s.oneOf(ENGINE_MODEL, allowed);
+        return ENGINE_MODEL_NONE.equals(name) ? null : TtftModel.named(name);
     }
 
     /** Validates {@code settings} (layered over {@link #defaults()}) into a config. */

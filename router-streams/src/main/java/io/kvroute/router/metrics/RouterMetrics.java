@@ -2,6 +2,9 @@ package io.kvroute.router.metrics;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.kvroute.router.routing.EngineSpeed;
+import io.kvroute.router.routing.EngineSpeeds;
+import io.kvroute.router.routing.TtftModel;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -40,6 +43,12 @@ public final class RouterMetrics {
     public static final String KV_EVENTS_APPLIED = PREFIX + "kv.events.applied";
     public static final String KV_EVENTS_SKIPPED = PREFIX + "kv.events.skipped";
     public static final String WORKERS = PREFIX + "workers";
+    /** The engine speed learnt per pool: tag {@value #TAG_COEFFICIENT} names the {@code TtftModel} coefficient. */
+    public static final String ENGINE_COEFFICIENT = PREFIX + "engine.coefficient";
+    public static final String ENGINE_RUNS = PREFIX + "engine.runs.learnt";
+    public static final String ENGINE_TTFT_ERROR = PREFIX + "engine.ttft.error.ms";
+    public static final String TAG_POOL = "pool";
+    public static final String TAG_COEFFICIENT = "coefficient";
     public static final String TAG_OUTCOME = "outcome";
     public static final String TAG_REGION = "region";
     public static final String TAG_POLICY = "policy";
@@ -79,6 +88,32 @@ public final class RouterMetrics {
     /** The workers the router has telemetry of, as {@code workers} counts them. */
     public void watchWorkers(Supplier<Number> workers) {
         Gauge.builder(WORKERS, workers).description("Workers the router has telemetry of (candidates or not)").register(registry);
+    }
+
+    /**
+     * Each pool's learnt engine speed, registered when its first run is learnt: its coefficients (ms per step, per
+     * prefilled token, per attention pair, per decoding sequence, per context token), the runs learnt from, and how far
+     * off its TTFT fit runs.
+     */
+    public void watchEngineSpeeds(EngineSpeeds speeds) {
+        speeds.onNewPool(pool -> {
+            EngineSpeed speed = speeds.pools().get(pool);
+            coefficient(pool, "step_ms", speed, m -> m.t0Ms());
+            coefficient(pool, "prefill_ms_per_token", speed, m -> m.aMsPerToken());
+            coefficient(pool, "attention_ms_per_token_pair", speed, m -> m.kMsPerTokenPair());
+            coefficient(pool, "decode_ms_per_sequence", speed, m -> m.bMsPerSequence());
+            coefficient(pool, "decode_ms_per_context_token", speed, m -> m.vMsPerContextToken());
+            Gauge.builder(ENGINE_RUNS, speed, EngineSpeed::observations).tag(TAG_POOL, pool)
+                    .description("finished runs the router learnt this pool's speed from").register(registry);
+            Gauge.builder(ENGINE_TTFT_ERROR, speed, EngineSpeed::meanAbsErrorMs).tag(TAG_POOL, pool)
+                    .description("mean absolute error of the learnt TTFT fit, ms").register(registry);
+        });
+    }
+
+    private void coefficient(String pool, String name, EngineSpeed speed, java.util.function.ToDoubleFunction<TtftModel> value) {
+        Gauge.builder(ENGINE_COEFFICIENT, speed, s -> value.applyAsDouble(s.current()))
+                .tags(TAG_POOL, pool, TAG_COEFFICIENT, name)
+                .description("the engine speed the router learnt for the pool").register(registry);
     }
 
     /** Metrics into a private registry nobody reads; for tests and tools. */

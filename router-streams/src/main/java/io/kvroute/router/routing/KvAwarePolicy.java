@@ -120,13 +120,16 @@ public final class KvAwarePolicy implements RoutingPolicy {
     static final long PEER_ACTIVE_MS = 5_000;
     /** The component holding a candidate's estimated time to first token (the bench compares it with what happened). */
     public static final String TTFT_COMPONENT = "ttft_ms";
-    /** The score's components as decision records show them, in this order. */
+    /**
+     * The score's components as decision records show them, in this order; the last three are the engine speed the
+     * router has learnt for the candidate's pool: ms per step, per thousand prefilled tokens, per million attention pairs.
+     */
     private static final String[] COMPONENTS = {TTFT_COMPONENT, "queue_ms", "prefill_ms", "host_load_ms", "decode_ms", "batch_ms",
         "network_ms", "congestion_ms", "replication_ms", "future_gain_ms", "arrivals_per_s", "kv", "kv_penalty_ms", "prefix_blocks",
-        "pending_requests"};
+        "pending_requests", "engine_step_ms", "engine_ms_per_1k_tokens", "engine_ms_per_m_pairs"};
 
     private final RouterState state;
-    private final TtftModel model;
+    private final EngineSpeeds speeds;
     private final TransitDelays transit = new TransitDelays();
     private final Map<String, WorkerHistory> histories = new HashMap<>();
     private final PrefixDemand demand;
@@ -137,10 +140,10 @@ public final class KvAwarePolicy implements RoutingPolicy {
     private long delayOfRegion;
     private long peerPlacedAtMs = Long.MIN_VALUE;
 
-    /** The policy estimating with the engine model the router's settings name ({@link RoutingSettings#engineModel}). */
+    /** The policy estimating each worker's times with its pool's engine speed as the router has learnt it ({@link EngineSpeeds}). */
     public KvAwarePolicy(RouterState state) {
         this.state = state;
-        this.model = state.settings().engineModel();
+        this.speeds = state.engineSpeeds();
         // recent demand only: a power of two up to a quarter of the prefix index's pairs covers the blocks of the last few time constants
         this.demand = new PrefixDemand(Integer.highestOneBit(Math.max(1024, state.settings().prefixIndexCapacity() / 4)),
                 ARRIVAL_RATE_TAU_MS);
@@ -177,11 +180,10 @@ public final class KvAwarePolicy implements RoutingPolicy {
         long targetMs = regions.ttftTargetMs(LatencyClass.of(request));
         Estimate cheapest = null;
         Estimate[] estimates = new Estimate[matched.length];
-        double decodeDragMs = decodeDragMs(request);
         double holderTtftMs = Double.MAX_VALUE;
         int holders = 0;
         for (int i = 0; i < matched.length; i++) {
-            estimates[i] = estimate(request, candidates.get(i), matched[i], bestMatch, decodeDragMs, nowMs);
+            estimates[i] = estimate(request, candidates.get(i), matched[i], bestMatch, nowMs);
             if (bestMatch > 0 && matched[i] == bestMatch) {
                 holderTtftMs = Math.min(holderTtftMs, estimates[i].ttftMs());
                 holders++;
@@ -284,7 +286,7 @@ public final class KvAwarePolicy implements RoutingPolicy {
     public void onPeerPlaced(RouteRequest request, WorkerSnapshot worker, long decidedAtMs) {
         peerPlacedAtMs = Math.max(peerPlacedAtMs, decidedAtMs);
         int matched = state.cachedBlocks(worker, request, decidedAtMs);
-        Estimate e = estimate(request, worker, matched, matched, decodeDragMs(request), decidedAtMs);
+        Estimate e = estimate(request, worker, matched, matched, decidedAtMs);
         account(request, worker.workerId(), decidedAtMs, e.delayMs(), e.workMs(), matched);
     }
 
@@ -314,9 +316,9 @@ public final class KvAwarePolicy implements RoutingPolicy {
         top[i] = e;
     }
 
-    /** {@code decodeDragMs}: {@link #decodeDragMs}, which depends on the request only. */
-    Estimate estimate(RouteRequest request, WorkerSnapshot worker, int matched, int bestMatch, double decodeDragMs, long nowMs) {
+    Estimate estimate(RouteRequest request, WorkerSnapshot worker, int matched, int bestMatch, long nowMs) {
         RoutingSettings settings = state.settings();
+        TtftModel model = speeds.modelFor(worker);
         PendingLoad pending = state.pending(worker, nowMs);
         int cached = request.cachedTokens(matched);
         int uncached = request.uncachedTokens(matched);
@@ -324,12 +326,12 @@ public final class KvAwarePolicy implements RoutingPolicy {
         WorkerHistory history = history(worker.workerId());
         // Every decoding sequence attends to its whole context, shared prefix blocks included, so
         // the KV in use undercounts it when sequences share a prefix.
-        long contextTokens = Math.max(worker.kvBlocksUsed() * worker.kvBlockTokens(),
+        long contextTokens = Math.max(Math.max(worker.kvBlocksUsed() * worker.kvBlockTokens(), worker.observed().decodingContextTokens()),
                 (long) (worker.runningDecode() * history.contextTokens()));
         double decodePerStep = model.decodeMsPerStep(worker.runningDecode() + pending.requests(), contextTokens);
-        long reported = worker.queuedPrefillTokens();
+        long reported = queuedPrefillTokens(worker);
         double reportedMs = reported <= 0 ? 0.0
-                : queuedPrefillMs(worker) + model.steps(reported) * decodePerStep;
+                : queuedPrefillMs(worker, reported, model) + model.steps(reported) * decodePerStep;
         long arrivesAtMs = nowMs + delay;
         double backlogMs = history.backlogMs(worker.observedAtMs(), reportedMs, nowMs, arrivesAtMs);
         double ownBacklogMs = history.ownBacklogMs(arrivesAtMs);
@@ -356,29 +358,42 @@ public final class KvAwarePolicy implements RoutingPolicy {
         int duplicated = request.cachedTokens(bestMatch) - cached;
         // the copied prefix is part of the uncached prompt, so what is left is the request's own pages
         double kvPenaltyMs = kvAfter > settings.kvHeadroom()
-                ? kvPagesMs((int) (neededBlocks * worker.kvBlockTokens() - duplicated), kvAfter, MIN_FREE_KV_OWN_PAGES) : 0.0;
+                ? kvPagesMs(model, (int) (neededBlocks * worker.kvBlockTokens() - duplicated), kvAfter, MIN_FREE_KV_OWN_PAGES) : 0.0;
         double networkMs = 2.0 * delay;
         // A prefill longer than one engine step holds up later arrivals for all of it, but charging
         // that in full would push the longest prompts (the tail) away from where they are fastest.
         double blockingMs = Math.min(prefillMs + hostLoadMs + decodeMs, model.fullStepMs());
         double arrivalsPerMs = history.arrivalsPerMs(nowMs);
         double congestionMs = queueMs + batchMs + arrivalsPerMs * blockingMs * blockingMs
-                + arrivalsPerMs * decodeDragMs * (queueMs + prefillMs + decodeMs);
-        double replicationMs = duplicated > 0 ? kvPagesMs(duplicated, kvAfter, MIN_FREE_KV) : 0.0;
-        return new Estimate(worker, matched, pending.requests(), delay, queueMs, prefillMs, hostLoadMs, decodeMs, batchMs, kvAfter,
-                kvPenaltyMs, networkMs, congestionMs, replicationMs, arrivalsPerMs, decodePerStep, 0.0);
+                + arrivalsPerMs * decodeDragMs(request, model) * (queueMs + prefillMs + decodeMs);
+        double replicationMs = duplicated > 0 ? kvPagesMs(model, duplicated, kvAfter, MIN_FREE_KV) : 0.0;
+        return new Estimate(worker, model, matched, pending.requests(), delay, queueMs, prefillMs, hostLoadMs, decodeMs, batchMs,
+                kvAfter, kvPenaltyMs, networkMs, congestionMs, replicationMs, arrivalsPerMs, decodePerStep, 0.0);
     }
 
     /**
-     * Prefill time of the worker's reported queue: with the attention work it reports, that; without (a worker
-     * that does not report it), as if each queued prompt had nothing in KV and the average length.
+     * Uncached prompt tokens the worker still has to prefill: as it reports them when it can see inside its engine
+     * (the simulator's white-box telemetry), else the prompt tokens it owes requests it sent without a first token,
+     * less the share its prefix cache has been serving (which of them are cached is not known until they finish).
      */
-    private double queuedPrefillMs(WorkerSnapshot worker) {
-        long tokens = worker.queuedPrefillTokens();
+    static long queuedPrefillTokens(WorkerSnapshot worker) {
+        if (worker.queuedPrefillTokens() > 0) {
+            return worker.queuedPrefillTokens();
+        }
+        double hitRate = Double.isFinite(worker.prefixHitRate()) ? Math.max(0.0, Math.min(1.0, worker.prefixHitRate())) : 0.0;
+        return Math.round(worker.observed().owedPrefillTokens() * (1.0 - hitRate));
+    }
+
+    /**
+     * Prefill time of the worker's queue of {@code tokens}: with the attention work it reports, that; without (a
+     * worker that cannot see it), as if each queued prompt had nothing in KV and the average length.
+     */
+    private static double queuedPrefillMs(WorkerSnapshot worker, long tokens, TtftModel model) {
         if (worker.queuedPrefillAttention() > 0) {
             return model.queuedPrefillMsOfAttention(tokens, worker.queuedPrefillAttention());
         }
-        return model.queuedPrefillMs(tokens, (double) tokens / Math.max(1, worker.waiting() + worker.runningPrefill()));
+        int prompts = Math.max(worker.waiting() + worker.runningPrefill(), worker.observed().owedPrefillRequests());
+        return model.queuedPrefillMs(tokens, (double) tokens / Math.max(1, prompts));
     }
 
     /**
@@ -389,7 +404,7 @@ public final class KvAwarePolicy implements RoutingPolicy {
      * 36 req/s: a tenant's requests on 3.6 GPUs on average and a p99 TTFT of 11 s, against 1.2 GPUs
      * and 381 ms with it).
      */
-    private double kvPagesMs(int tokens, double kvUsage, double minFree) {
+    private static double kvPagesMs(TtftModel model, int tokens, double kvUsage, double minFree) {
         double free = Math.max(minFree, 1.0 - kvUsage);
         return DUPLICATION_WEIGHT * model.prefillMs(tokens, 0) / (free * free);
     }
@@ -401,7 +416,7 @@ public final class KvAwarePolicy implements RoutingPolicy {
      * step time): the step time cancels, leaving arrival rate * this * their wait. 0 before any
      * result tells how long answers are.
      */
-    private double decodeDragMs(RouteRequest request) {
+    private double decodeDragMs(RouteRequest request, TtftModel model) {
         double answerTokens = Math.min(state.outputLengths().meanTokens(), request.maxTokens());
         if (!(answerTokens > 0)) {
             return 0.0;
@@ -422,10 +437,10 @@ public final class KvAwarePolicy implements RoutingPolicy {
      * What the request's start on {@code e}'s worker would be if it held the prefix the best
      * holder holds; computed only for a candidate a future gain may apply to.
      */
-    private double ttftIfHeldMs(Estimate e, RouteRequest request, int bestMatch) {
+    private static double ttftIfHeldMs(Estimate e, RouteRequest request, int bestMatch) {
         int uncachedIfHeld = request.uncachedTokens(bestMatch);
-        return e.ttftWithPrefillMs(model.prefillMs(uncachedIfHeld, request.cachedTokens(bestMatch)),
-                model.steps(uncachedIfHeld) * e.decodePerStepMs());
+        return e.ttftWithPrefillMs(e.model().prefillMs(uncachedIfHeld, request.cachedTokens(bestMatch)),
+                e.model().steps(uncachedIfHeld) * e.decodePerStepMs());
     }
 
     /**
@@ -469,7 +484,7 @@ public final class KvAwarePolicy implements RoutingPolicy {
     }
 
     /** One candidate's estimated TTFT and score, by component. */
-    record Estimate(WorkerSnapshot worker, int matched, int pendingRequests, long delayMs, double queueMs, double prefillMs,
+    record Estimate(WorkerSnapshot worker, TtftModel model, int matched, int pendingRequests, long delayMs, double queueMs, double prefillMs,
                     double hostLoadMs, double decodeMs, double batchMs, double kvAfter, double kvPenaltyMs, double networkMs,
                     double congestionMs, double replicationMs, double arrivalsPerMs, double decodePerStepMs, double futureGainMs) {
 
@@ -491,7 +506,7 @@ public final class KvAwarePolicy implements RoutingPolicy {
         }
 
         Estimate withFutureGain(double gainMs) {
-            return new Estimate(worker, matched, pendingRequests, delayMs, queueMs, prefillMs, hostLoadMs, decodeMs, batchMs, kvAfter,
+            return new Estimate(worker, model, matched, pendingRequests, delayMs, queueMs, prefillMs, hostLoadMs, decodeMs, batchMs, kvAfter,
                     kvPenaltyMs, networkMs, congestionMs, replicationMs, arrivalsPerMs, decodePerStepMs, gainMs);
         }
 
@@ -507,7 +522,8 @@ public final class KvAwarePolicy implements RoutingPolicy {
 
         Map<String, Double> components() {
             return new ScoreComponents(COMPONENTS, ttftMs(), queueMs, prefillMs, hostLoadMs, decodeMs, batchMs, networkMs, congestionMs,
-                    replicationMs, futureGainMs, arrivalsPerMs * 1000.0, kvAfter, kvPenaltyMs, matched, pendingRequests);
+                    replicationMs, futureGainMs, arrivalsPerMs * 1000.0, kvAfter, kvPenaltyMs, matched, pendingRequests, model.t0Ms(),
+                    model.aMsPerToken() * 1e3, model.kMsPerTokenPair() * 1e6);
         }
     }
 }

@@ -25,6 +25,7 @@ public final class RouterState {
     private final TieBreak tieBreak;
     private final Cooldowns cooldowns = new Cooldowns();
     private final OutputLengths outputLengths = new OutputLengths();
+    private final EngineSpeeds engineSpeeds;
     /**
      * Pending load per snapshot instance at {@link #pendingAtMs}, while the ledger has had no new
      * placement: a decision reads each candidate's twice (filter, then policy), and the ledger's
@@ -56,6 +57,12 @@ public final class RouterState {
         this.prefixIndex = new ApproximatePrefixIndex(settings.prefixIndexCapacity());
         this.kvEventIndex = kvEventIndex;
         this.regions = regions;
+        this.engineSpeeds = new EngineSpeeds(settings.engineModel(), settings.prefillTokensPerSecond());
+    }
+
+    /** Each pool's engine speed, learnt from finished runs; thread-safe. */
+    public EngineSpeeds engineSpeeds() {
+        return engineSpeeds;
     }
 
     /** Region delays, prices and TTFT targets ({@link RegionCatalog#empty()} unless configured). */

@@ -25,8 +25,9 @@ import java.util.Set;
  *                                  (seeded by the request id) instead of every worker
  * @param candidatePrefixHolders    at most this many workers holding the request's leading blocks are
  *                                  evaluated in a sampled decision (longest matches first)
- * @param engineModel               the step-time model of the engine behind the workers, from which the kvroute
- *                                  policy estimates prefill and queue times
+ * @param engineModel               the step-time model the kvroute policy starts from for every pool of workers, which
+ *                                  finished runs then correct ({@link EngineSpeeds}); null to start from nothing and
+ *                                  learn
  */
 public record RoutingSettings(
         long telemetryTtlMs,
@@ -65,7 +66,6 @@ public record RoutingSettings(
 
     public RoutingSettings {
         knownRegions = Set.copyOf(knownRegions);
-        Objects.requireNonNull(engineModel, "engineModel");
         if (candidateSampleSize < 1 || candidatePrefixHolders < 0) {
             throw new IllegalArgumentException("candidateSampleSize must be >= 1 and candidatePrefixHolders >= 0, were "
                     + candidateSampleSize + " and " + candidatePrefixHolders);

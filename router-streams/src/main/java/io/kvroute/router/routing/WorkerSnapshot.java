@@ -16,6 +16,9 @@ import java.util.Set;
  * @param observedAtMs    when the worker took this snapshot (epoch ms, worker clock)
  * @param rateLimitedUntilMs the worker's pool refuses work (HTTP 429, quota exhausted) until this
  *                        epoch ms; 0 (or less) when it is not rate limited
+ * @param pool            the model and hardware class behind the worker, whose speed routers learn; "" = not named
+ * @param observed        the worker's own record of what it sent ({@link ObservedWork#NONE} from a worker that
+ *                        does not report it)
  */
 public record WorkerSnapshot(
         String workerId,
@@ -37,7 +40,9 @@ public record WorkerSnapshot(
         double tokensPerSecond,
         WorkerHealth status,
         long observedAtMs,
-        long rateLimitedUntilMs) {
+        long rateLimitedUntilMs,
+        String pool,
+        ObservedWork observed) {
 
     public WorkerSnapshot {
         Objects.requireNonNull(workerId, "workerId");
@@ -45,6 +50,8 @@ public record WorkerSnapshot(
         models = Set.copyOf(models);
         ownedPartitions = List.copyOf(ownedPartitions);
         Objects.requireNonNull(status, "status");
+        pool = pool == null ? "" : pool;
+        observed = observed == null ? ObservedWork.NONE : observed;
         if (kvBlockTokens <= 0) {
             kvBlockTokens = 16;
         }
@@ -81,6 +88,8 @@ public record WorkerSnapshot(
         private WorkerHealth status = WorkerHealth.HEALTHY;
         private long observedAtMs;
         private long rateLimitedUntilMs;
+        private String pool = "";
+        private ObservedWork observed = ObservedWork.NONE;
 
         private Builder(String workerId, String region) {
             this.workerId = workerId;
@@ -104,12 +113,14 @@ public record WorkerSnapshot(
         public Builder status(WorkerHealth value) { this.status = value; return this; }
         public Builder observedAtMs(long value) { this.observedAtMs = value; return this; }
         public Builder rateLimitedUntilMs(long value) { this.rateLimitedUntilMs = value; return this; }
+        public Builder pool(String value) { this.pool = value; return this; }
+        public Builder observed(ObservedWork value) { this.observed = value; return this; }
 
         public WorkerSnapshot build() {
             double usage = kvUsage != null ? kvUsage : kvBlocksTotal > 0 ? (double) kvBlocksUsed / kvBlocksTotal : 0.0;
             return new WorkerSnapshot(workerId, region, models, ownedPartitions, kvBlocksTotal, kvBlocksUsed, kvBlockTokens,
                     usage, running, waiting, runningPrefill, runningDecode, queuedPrefillTokens, queuedPrefillAttention, maxRunning,
-                    prefixHitRate, tokensPerSecond, status, observedAtMs, rateLimitedUntilMs);
+                    prefixHitRate, tokensPerSecond, status, observedAtMs, rateLimitedUntilMs, pool, observed);
         }
     }
 }

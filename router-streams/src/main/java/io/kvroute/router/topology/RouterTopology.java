@@ -131,6 +131,7 @@ public final class RouterTopology {
         RequestValidator validator = new RequestValidator(config.modelContextTokens(), config.maxPromptTokens(), config.regions());
 
         Router router = Router.create(config.policy(), config.routing(), config.regionCatalog(), TieBreak.forInstance(routerInstance));
+        metrics.watchEngineSpeeds(router.state().engineSpeeds());
         FleetView fleet = new FleetView();
         metrics.watchWorkers(fleet::size);
         FairShares fairShares = new FairShares();
@@ -186,7 +187,7 @@ public final class RouterTopology {
                 topics.responses().name());
         topology.addProcessor(TopologyNames.RESULT_TRACKER,
                 () -> new ResultTracker(topics.responses().name(), responseSerde.deserializer(), fairShares, admission,
-                        router.state().outputLengths()),
+                        router.state().outputLengths(), router.state().engineSpeeds(), telemetryTopic, telemetrySerde.deserializer()),
                 TopologyNames.RESPONSES_SOURCE);
         topology.addProcessor(TopologyNames.ROUTER,
                 () -> new RoutingProcessor(router, telemetryTopic, telemetrySerde.deserializer(),

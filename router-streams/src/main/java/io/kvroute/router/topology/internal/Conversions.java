@@ -6,6 +6,8 @@ import io.kvroute.router.routing.Placement;
 import io.kvroute.router.routing.RouteRequest;
 import io.kvroute.router.routing.ScoredCandidate;
 import io.kvroute.router.routing.WorkerHealth;
+import io.kvroute.router.routing.FinishedRun;
+import io.kvroute.router.routing.ObservedWork;
 import io.kvroute.router.routing.WorkerSnapshot;
 import io.kvroute.schemas.v1.CandidateScore;
 import io.kvroute.schemas.v1.DecisionOutcome;
@@ -43,7 +45,18 @@ public final class Conversions {
                 t.getQueuedPrefillAttention(),
                 t.getMaxRunningRequests(), t.getPrefixCacheHitRate(), t.getTokensPerSecond(),
                 WorkerHealth.parse(t.getStatus() == null ? null : t.getStatus().name()),
-                t.getObservedAtMs(), t.getRateLimitedUntilMs() == null ? 0L : t.getRateLimitedUntilMs());
+                t.getObservedAtMs(), t.getRateLimitedUntilMs() == null ? 0L : t.getRateLimitedUntilMs(), t.getPool(),
+                new ObservedWork(t.getOwedPrefillTokens(), t.getOwedPrefillRequests(), t.getDecodingContextTokens(),
+                        t.getRecentTtftMs(), t.getDecodeMsPerToken()));
+    }
+
+    /** A completed run's timing with its worker's telemetry, as the router learns engine speed from it. */
+    public static FinishedRun toFinishedRun(TerminalResult result, WorkerSnapshot worker) {
+        Usage usage = result.getUsage();
+        return FinishedRun.of(worker, usage.getPromptTokens(), usage.getCachedTokens(), usage.getCompletionTokens(),
+                result.getTtftMs(), result.getDecodeMs() == null ? -1 : result.getDecodeMs(),
+                result.getQueuedAheadTokens() == null ? -1 : result.getQueuedAheadTokens(),
+                result.getPromptTokensDuringDecode() == null ? -1 : result.getPromptTokensDuringDecode());
     }
 
     public static DispatchedRequest dispatched(InferenceRequest request, Placement placement, String policy, long nowMs) {

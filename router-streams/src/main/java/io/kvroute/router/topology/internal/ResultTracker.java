@@ -1,18 +1,24 @@
 package io.kvroute.router.topology.internal;
 
+import io.kvroute.router.routing.EngineSpeeds;
+import io.kvroute.router.routing.FinishedRun;
 import io.kvroute.router.routing.OutputLengths;
+import io.kvroute.router.routing.WorkerSnapshot;
 import io.kvroute.schemas.topics.ResponseHeaders;
 import io.kvroute.schemas.topics.RunAttempt;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.ResponseEvent;
 import io.kvroute.schemas.v1.ResponseStatus;
+import io.kvroute.schemas.v1.TerminalResult;
 import io.kvroute.schemas.v1.Usage;
+import io.kvroute.schemas.v1.WorkerTelemetry;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,6 +37,8 @@ import org.slf4j.LoggerFactory;
  * <p>A terminal also corrects the fair queue's charge for the request by its actual usage
  * ({@link FairShares}), when the request was served from the queue by this task, and, when
  * tenants have quotas, sends the usage to the tenant's admission task ({@link QuotaSettlement}).
+ * A completed run's timing, with its worker's telemetry, teaches the router its pool's engine
+ * speed ({@link EngineSpeeds}).
  */
 public final class ResultTracker implements Processor<String, byte[], Object, Object> {
     private static final Logger LOG = LoggerFactory.getLogger(ResultTracker.class);
@@ -40,17 +48,26 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
     private final FairShares fairShares;
     private final boolean settleQuotas;
     private final OutputLengths outputLengths;
+    private final EngineSpeeds engineSpeeds;
+    private final String telemetryTopic;
+    private final Deserializer<WorkerTelemetry> telemetryDeserializer;
     private ProcessorContext<Object, Object> context;
     private KeyValueStore<String, DispatchedRequest> inFlight;
+    private ReadOnlyKeyValueStore<String, byte[]> telemetry;
 
     /**
      * @param settleQuotas  whether requests come through admission: then a result settles its quota reservation
      * @param outputLengths where a completed request's answer length goes (the router's, for its batch-slot waits)
+     * @param engineSpeeds  where a completed run's timing goes (the router's, learning each pool's speed)
      */
     public ResultTracker(String responsesTopic, Deserializer<ResponseEvent> deserializer, FairShares fairShares,
-                         boolean settleQuotas, OutputLengths outputLengths) {
+                         boolean settleQuotas, OutputLengths outputLengths, EngineSpeeds engineSpeeds, String telemetryTopic,
+                         Deserializer<WorkerTelemetry> telemetryDeserializer) {
         this.settleQuotas = settleQuotas;
         this.outputLengths = outputLengths;
+        this.engineSpeeds = engineSpeeds;
+        this.telemetryTopic = telemetryTopic;
+        this.telemetryDeserializer = telemetryDeserializer;
         this.responsesTopic = responsesTopic;
         this.deserializer = deserializer;
         this.fairShares = fairShares;
@@ -60,6 +77,7 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
     public void init(ProcessorContext<Object, Object> context) {
         this.context = context;
         inFlight = context.getStateStore(TopologyNames.IN_FLIGHT_STORE);
+        telemetry = context.getStateStore(TopologyNames.TELEMETRY_STORE);
     }
 
     @Override
@@ -90,6 +108,7 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
             fairShares.settle(context.taskId(), record.key(), prompt, output);
             if (event.getTerminal().getStatus() == ResponseStatus.COMPLETED) {
                 outputLengths.completed(output);
+                learnSpeed(event.getTerminal());
             }
             if (settleQuotas) {
                 String tenant = Conversions.nullToEmpty(dispatched.getRequest().getTenant());
@@ -97,6 +116,25 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
                         record.timestamp(), new RecordHeaders()), TopologyNames.ADMISSION_SETTLE_SINK);
             }
         }
+    }
+
+    /** The run's timing, with what its worker's telemetry says of it now, teaches the router the worker's pool's speed. */
+    private void learnSpeed(TerminalResult result) {
+        if (result.getTtftMs() == null || result.getWorkerId() == null || result.getUsage() == null) {
+            return;
+        }
+        byte[] raw = telemetry.get(result.getWorkerId());
+        if (raw == null) {
+            return;
+        }
+        WorkerSnapshot worker;
+        try {
+            worker = Conversions.toSnapshot(telemetryDeserializer.deserialize(telemetryTopic, raw));
+        } catch (RuntimeException e) {
+            LOG.debug("no telemetry to learn {}'s speed from: {}", result.getWorkerId(), e.toString());
+            return;
+        }
+        engineSpeeds.observe(Conversions.toFinishedRun(result, worker));
     }
 
     private void handBack(Record<String, byte[]> record, ResponseEvent event) {
