@@ -12,6 +12,7 @@ import io.kvroute.bench.sim.EngineProfile;
 import io.kvroute.bench.sim.FleetSpec;
 import io.kvroute.bench.sim.PolicyResult;
 import io.kvroute.bench.sim.SimConfig;
+import io.kvroute.bench.sim.TelemetryMode;
 import io.kvroute.bench.sim.Simulator;
 import io.kvroute.bench.trace.TenantResidency;
 import io.kvroute.bench.trace.TenantWorkload;
@@ -115,6 +116,15 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--engine", paramLabel = "PROFILE", defaultValue = "llama-8b-h100", description = "Simulated GPU: llama-8b-h100 or llama-70b-4xh100 (default: ${DEFAULT-VALUE}).")
     String engine;
 
+    @Option(names = "--telemetry", paramLabel = "MODE", defaultValue = "observable", description = "What workers tell the router: "
+            + "observable (what a worker in front of a real server can, no KV events) or white-box (also what only the simulator "
+            + "knows, and KV events; labelled so, never a verdict) (default: ${DEFAULT-VALUE}).")
+    String telemetry;
+
+    @Option(names = "--router-engine", paramLabel = "PROFILE|none", defaultValue = "none", description = "The engine profile the "
+            + "router starts from before finished runs teach it each pool's speed, or none (default: ${DEFAULT-VALUE}).")
+    String routerEngine;
+
     @Option(names = "--kv-blocks", paramLabel = "PAGES", description = "Override the engine's KV pool (pages of 16 tokens; default: the profile's, 26000 for llama-8b-h100).")
     Integer kvBlocks;
 
@@ -196,7 +206,7 @@ public final class BenchCommand implements Callable<Integer> {
             double seconds = (System.nanoTime() - started) / 1e9;
             BenchReport report = new BenchReport(fmt.equals("tenants") ? generatedName() : trace.toString(), fmt, requestsToRun.size(),
                     config.fleet().toString(), config.engine().name(), scale, runSeed, sloMs, config.routing().candidateSampleSize(),
-                    results, bounds);
+                    results, bounds, config.telemetry().label(), routerEngine);
             reports.add(report);
             out.print(ComparisonTable.format(report));
             if (routerInstances > 1) {
@@ -275,7 +285,10 @@ public final class BenchCommand implements Callable<Integer> {
                     .withSloMs(sloMs)
                     .withDispatchLatencyMs(dispatchLatencyMs)
                     .withTelemetryIntervalMs(telemetryIntervalMs)
-                    .withRouters(new SimConfig.Routers(routerInstances, isolatedRouters));
+                    .withRouters(new SimConfig.Routers(routerInstances, isolatedRouters))
+                    .withTelemetry(TelemetryMode.parse(telemetry));
+            config = config.withRouting(config.routing().withEngineModel(
+                    BenchReport.NO_ROUTER_ENGINE.equals(routerEngine) ? null : EngineProfile.named(routerEngine).routerModel()));
             if (candidateSample == null) {
                 return config;
             }

@@ -21,6 +21,8 @@ public final class ComparisonTable {
         out.append(String.format(Locale.ROOT, "trace %s (%s, %d requests), fleet %s, engine %s, load scale %s, seed %d, TTFT SLO %d ms%n",
                 report.trace(), report.format(), report.requests(), report.fleet(), report.engine(),
                 trim(report.loadScale()), report.seed(), report.sloMs()));
+        out.append(String.format(Locale.ROOT, "telemetry %s%s, router engine %s%n", report.telemetry(),
+                report.observable() ? "" : " (WHITE-BOX: what only a simulator can see; no verdict)", report.routerEngine()));
         if (FleetSpec.parse(report.fleet()).totalGpus() > report.candidateSampleSize()) {
             out.append(String.format(Locale.ROOT, "a decision evaluates the prefix's holders plus %d other GPUs drawn at random%n",
                     report.candidateSampleSize()));

@@ -34,6 +34,8 @@ public final class JsonReport {
         root.put("requests", report.requests());
         root.put("fleet", report.fleet());
         root.put("engine", report.engine());
+        root.put("telemetry", report.telemetry());
+        root.put("router_engine", report.routerEngine());
         root.put("load_scale", report.loadScale());
         root.put("seed", report.seed());
         root.put("slo_ms", report.sloMs());

@@ -29,7 +29,7 @@ public record QualityVerdict(PolicyResult kvroute, PolicyResult bestP99Baseline,
         PolicyResult kvroute = report.policies().get(KvAwarePolicy.NAME);
         List<PolicyResult> baselines = report.policies().values().stream()
                 .filter(r -> Policies.baselineNames().contains(r.policy())).toList();
-        if (kvroute == null || baselines.isEmpty()) {
+        if (kvroute == null || baselines.isEmpty() || !report.observable()) {
             return Optional.empty();
         }
         return Optional.of(new QualityVerdict(kvroute,

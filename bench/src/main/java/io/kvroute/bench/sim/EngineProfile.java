@@ -60,6 +60,12 @@ public record EngineProfile(String name, CostModel costModel, EngineLimits limit
         return TtftModel.named(variant < 0 ? name : name.substring(0, variant));
     }
 
+    /** The pool workers of this profile name in their telemetry: its model and hardware, without the variant. */
+    public String poolName() {
+        int variant = name.indexOf('/');
+        return variant < 0 ? name : name.substring(0, variant);
+    }
+
     public static EngineProfile named(String name) {
         String wanted = name.toLowerCase(Locale.ROOT);
         return ALL.stream().filter(p -> p.name().equals(wanted)).findFirst().orElseThrow(() -> new IllegalArgumentException(

@@ -20,9 +20,12 @@ import java.util.stream.Collectors;
  * @param routers             router instances: each routes the requests of its own requests partitions, with its own
  *                            state, and (unless {@link Routers#isolated}) follows the others' decisions once
  *                            they are committed (after the dispatch latency)
+ * @param telemetry           what the workers tell the router ({@link TelemetryMode#OBSERVABLE} unless asked); the
+ *                            router's engine prior is {@code routing}'s engine model (null: it starts from nothing)
  */
 public record SimConfig(FleetSpec fleet, EngineProfile engine, long dispatchLatencyMs, long telemetryIntervalMs,
-                        long sloMs, long seed, long parkRetryMs, long parkedMaxMs, RoutingSettings routing, Routers routers) {
+                        long sloMs, long seed, long parkRetryMs, long parkedMaxMs, RoutingSettings routing, Routers routers,
+                        TelemetryMode telemetry) {
     public static final long DEFAULT_DISPATCH_LATENCY_MS = 20;
     public static final long DEFAULT_TELEMETRY_INTERVAL_MS = 250;
     public static final long DEFAULT_SLO_MS = 2_000;
@@ -37,6 +40,7 @@ public record SimConfig(FleetSpec fleet, EngineProfile engine, long dispatchLate
         Objects.requireNonNull(engine, "engine");
         Objects.requireNonNull(routing, "routing");
         Objects.requireNonNull(routers, "routers");
+        Objects.requireNonNull(telemetry, "telemetry");
         if (dispatchLatencyMs < 0) {
             throw new IllegalArgumentException("dispatch latency must not be negative, was " + dispatchLatencyMs);
         }
@@ -56,39 +60,43 @@ public record SimConfig(FleetSpec fleet, EngineProfile engine, long dispatchLate
     public static SimConfig defaults() {
         return new SimConfig(FleetSpec.defaults(), EngineProfile.LLAMA_8B_H100, DEFAULT_DISPATCH_LATENCY_MS,
                 DEFAULT_TELEMETRY_INTERVAL_MS, DEFAULT_SLO_MS, DEFAULT_SEED, DEFAULT_PARK_RETRY_MS, DEFAULT_PARKED_MAX_MS,
-                RoutingSettings.defaults(), Routers.ONE);
+                RoutingSettings.defaults().withEngineModel(null), Routers.ONE, TelemetryMode.OBSERVABLE);
     }
 
     public SimConfig withFleet(FleetSpec value) {
-        return new SimConfig(value, engine, dispatchLatencyMs, telemetryIntervalMs, sloMs, seed, parkRetryMs, parkedMaxMs, routing, routers);
+        return new SimConfig(value, engine, dispatchLatencyMs, telemetryIntervalMs, sloMs, seed, parkRetryMs, parkedMaxMs, routing, routers, telemetry);
     }
 
     public SimConfig withEngine(EngineProfile value) {
-        return new SimConfig(fleet, value, dispatchLatencyMs, telemetryIntervalMs, sloMs, seed, parkRetryMs, parkedMaxMs, routing, routers);
+        return new SimConfig(fleet, value, dispatchLatencyMs, telemetryIntervalMs, sloMs, seed, parkRetryMs, parkedMaxMs, routing, routers, telemetry);
     }
 
     public SimConfig withDispatchLatencyMs(long value) {
-        return new SimConfig(fleet, engine, value, telemetryIntervalMs, sloMs, seed, parkRetryMs, parkedMaxMs, routing, routers);
+        return new SimConfig(fleet, engine, value, telemetryIntervalMs, sloMs, seed, parkRetryMs, parkedMaxMs, routing, routers, telemetry);
     }
 
     public SimConfig withTelemetryIntervalMs(long value) {
-        return new SimConfig(fleet, engine, dispatchLatencyMs, value, sloMs, seed, parkRetryMs, parkedMaxMs, routing, routers);
+        return new SimConfig(fleet, engine, dispatchLatencyMs, value, sloMs, seed, parkRetryMs, parkedMaxMs, routing, routers, telemetry);
     }
 
     public SimConfig withSloMs(long value) {
-        return new SimConfig(fleet, engine, dispatchLatencyMs, telemetryIntervalMs, value, seed, parkRetryMs, parkedMaxMs, routing, routers);
+        return new SimConfig(fleet, engine, dispatchLatencyMs, telemetryIntervalMs, value, seed, parkRetryMs, parkedMaxMs, routing, routers, telemetry);
     }
 
     public SimConfig withSeed(long value) {
-        return new SimConfig(fleet, engine, dispatchLatencyMs, telemetryIntervalMs, sloMs, value, parkRetryMs, parkedMaxMs, routing, routers);
+        return new SimConfig(fleet, engine, dispatchLatencyMs, telemetryIntervalMs, sloMs, value, parkRetryMs, parkedMaxMs, routing, routers, telemetry);
     }
 
     public SimConfig withRouting(RoutingSettings value) {
-        return new SimConfig(fleet, engine, dispatchLatencyMs, telemetryIntervalMs, sloMs, seed, parkRetryMs, parkedMaxMs, value, routers);
+        return new SimConfig(fleet, engine, dispatchLatencyMs, telemetryIntervalMs, sloMs, seed, parkRetryMs, parkedMaxMs, value, routers, telemetry);
+    }
+
+    public SimConfig withTelemetry(TelemetryMode value) {
+        return new SimConfig(fleet, engine, dispatchLatencyMs, telemetryIntervalMs, sloMs, seed, parkRetryMs, parkedMaxMs, routing, routers, value);
     }
 
     public SimConfig withRouters(Routers value) {
-        return new SimConfig(fleet, engine, dispatchLatencyMs, telemetryIntervalMs, sloMs, seed, parkRetryMs, parkedMaxMs, routing, value);
+        return new SimConfig(fleet, engine, dispatchLatencyMs, telemetryIntervalMs, sloMs, seed, parkRetryMs, parkedMaxMs, routing, value, telemetry);
     }
 
     /**

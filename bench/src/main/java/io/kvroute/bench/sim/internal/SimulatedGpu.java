@@ -1,11 +1,15 @@
 package io.kvroute.bench.sim.internal;
 
 import io.kvroute.bench.sim.SimConfig;
+import io.kvroute.bench.sim.TelemetryMode;
 import io.kvroute.router.routing.KvEvent;
+import io.kvroute.router.routing.ObservedWork;
 import io.kvroute.router.routing.WorkerHealth;
 import io.kvroute.router.routing.WorkerSnapshot;
 import io.kvroute.worker.engine.EngineStats;
 import io.kvroute.worker.engine.KvChanges;
+import io.kvroute.worker.engine.ObservedLoad;
+import io.kvroute.worker.engine.ObservedRequests;
 import io.kvroute.worker.engine.sim.CostModel;
 import io.kvroute.worker.engine.sim.EngineCore;
 import io.kvroute.worker.engine.sim.EngineLimits;
@@ -28,10 +32,14 @@ final class SimulatedGpu {
 
     final int index;
     final String workerId;
+    /** The engine profile's name: the pool the worker's telemetry names. */
+    final String engineName;
     final String region;
     final int slot;
     final long delayMs;
     EngineCore core;
+    /** The worker's own record of what it handed to the engine and what came back. */
+    ObservedRequests observed = new ObservedRequests();
     int inTransit;
     boolean stepScheduled;
     boolean down;
@@ -45,9 +53,10 @@ final class SimulatedGpu {
     private long lastPublishedMs;
     private long kvSequence;
 
-    SimulatedGpu(int index, String region, int slot, long delayMs, CostModel costModel, EngineLimits limits) {
+    SimulatedGpu(int index, String region, int slot, long delayMs, CostModel costModel, EngineLimits limits, String engineName) {
         this.index = index;
         this.workerId = region + "-gpu-" + slot;
+        this.engineName = engineName;
         this.region = region;
         this.slot = slot;
         this.delayMs = delayMs;
@@ -62,6 +71,7 @@ final class SimulatedGpu {
         down = false;
         generation++;
         core = new EngineCore(costModel, limits);
+        observed = new ObservedRequests();
         inTransit = 0;
         stepScheduled = false;
         lastPublished = null;
@@ -82,9 +92,14 @@ final class SimulatedGpu {
                 || now.waitingRequests() >= 2 * Math.max(1, before.waitingRequests());
     }
 
-    /** Records a publication and returns the snapshot the router will see. */
-    WorkerSnapshot publish(EngineStats s, long nowMs) {
-        lastPublished = s;
+    /**
+     * Records a publication and returns the snapshot the router will see: in {@link TelemetryMode#OBSERVABLE} what the
+     * live worker in front of a real server reports ({@link EngineStats#observable}, the same code), else everything.
+     */
+    WorkerSnapshot publish(EngineStats engine, long nowMs, TelemetryMode mode) {
+        ObservedLoad own = observed.load();
+        EngineStats s = mode == TelemetryMode.OBSERVABLE ? engine.observable(own) : engine.withObserved(own);
+        lastPublished = engine;
         lastPublishedMs = nowMs;
         boolean limited = rateLimitedUntilMs > 0 && rateLimitedUntilMs > nowMs;
         return WorkerSnapshot.builder(workerId, region)
@@ -105,6 +120,9 @@ final class SimulatedGpu {
                 .status(limited ? WorkerHealth.DEGRADED : WorkerHealth.HEALTHY)
                 .rateLimitedUntilMs(limited ? rateLimitedUntilMs : 0)
                 .observedAtMs(nowMs)
+                .pool(engineName)
+                .observed(new ObservedWork(own.owedPrefillTokens(), own.owedPrefillRequests(), own.decodingContextTokens(),
+                        own.recentTtftMs(), own.decodeMsPerToken()))
                 .build();
     }
 

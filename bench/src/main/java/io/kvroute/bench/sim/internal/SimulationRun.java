@@ -8,7 +8,9 @@ import io.kvroute.bench.sim.PolicyResult;
 import io.kvroute.bench.sim.RunLog;
 import io.kvroute.bench.sim.SimConfig;
 import io.kvroute.bench.sim.SimulationObserver;
+import io.kvroute.bench.sim.TelemetryMode;
 import io.kvroute.bench.trace.TraceRequest;
+import io.kvroute.router.routing.FinishedRun;
 import io.kvroute.router.routing.KvEvent;
 import io.kvroute.router.routing.KvAwarePolicy;
 import io.kvroute.router.routing.KvEventIndex;
@@ -29,6 +31,7 @@ import io.kvroute.router.routing.quota.QuotaLimits;
 import io.kvroute.router.routing.quota.TenantQuotas;
 import io.kvroute.worker.engine.EngineRequest;
 import io.kvroute.worker.engine.EngineStats;
+import io.kvroute.worker.engine.RunTiming;
 import io.kvroute.worker.engine.sim.StepResult;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -130,8 +133,8 @@ public final class SimulationRun {
         this.conditions = conditions;
         this.extended = conditions != Conditions.NONE;
         this.routers = new Router[config.routers().instances()];
-        // the routers are configured for the engine they route to (router.engine.model)
-        RoutingSettings routing = config.routing().withEngineModel(config.engine().routerModel());
+        // the routers start from the engine prior the config names (none by default) and learn each pool's speed
+        RoutingSettings routing = config.routing();
         for (int i = 0; i < routers.length; i++) {
             // the first instance breaks ties by worker id, as a single router does
             RouterState state = new RouterState(routing, new KvEventIndex(routing.kvEventIndexCapacity()),
@@ -163,7 +166,7 @@ public final class SimulationRun {
             SimulatedGpu[] slots = new SimulatedGpu[region.gpus()];
             for (int slot = 0; slot < region.gpus(); slot++) {
                 slots[slot] = new SimulatedGpu(gpus.size(), region.name(), slot, region.delayMs(),
-                        config.engine().costModel(), config.engine().limits());
+                        config.engine().costModel(), config.engine().limits(), config.engine().poolName());
                 gpus.add(slots[slot]);
             }
             gpusByRegion.put(region.name(), slots);
@@ -451,8 +454,10 @@ public final class SimulationRun {
         }
         TraceRequest r = trace.get(index);
         try {
-            gpu.core.add(new EngineRequest(Integer.toString(index), 1, r.inputTokens(), r.outputTokens(), r.blockIds(),
-                    r.blockTokens(), now));
+            EngineRequest request = new EngineRequest(Integer.toString(index), 1, r.inputTokens(), r.outputTokens(), r.blockIds(),
+                    r.blockTokens(), now);
+            gpu.core.add(request);
+            gpu.observed.sent(request.key(), request.promptTokens(), now);
         } catch (IllegalArgumentException tooLarge) {
             failed[index] = true;
             outstanding--;
@@ -483,18 +488,22 @@ public final class SimulationRun {
         long end = result.endMs();
         busyMs += end - now;
         for (String key : result.firstTokenTtftMs().keySet()) {
+            gpu.observed.firstToken(key, end);
             int index = indexOf(key);
             if (firstTokenAtMs[index] == NOT_YET) {
                 firstTokenAtMs[index] = end + gpu.delayMs;
             }
         }
+        result.tokensByKey().forEach((key, count) -> gpu.observed.tokens(key, count));
         for (StepResult.Finished f : result.finished()) {
+            RunTiming timing = gpu.observed.finished(f.request().key(), f.usage().completionTokens(), end);
             int index = Integer.parseInt(f.request().requestId());
             doneAtMs[index] = end + gpu.delayMs;
             cachedTokens[index] = f.usage().cachedTokens();
             outstanding--;
             // the instance that placed it reads its result (its own requests partitions); a network delay early here
             routers[instanceOf(index)].state().outputLengths().completed(f.usage().completionTokens());
+            learnSpeed(instanceOf(index), gpu, f, timing);
             if (extended) {
                 settle(index, f.usage().promptTokens(), f.usage().completionTokens(), doneAtMs[index]);
             }
@@ -506,13 +515,27 @@ public final class SimulationRun {
         }
     }
 
+    /**
+     * The run's timing teaches the router that placed it its GPU's pool's speed, with what the router's latest
+     * telemetry of that GPU says (the live router's path: {@code ResultTracker}).
+     */
+    private void learnSpeed(int router, SimulatedGpu gpu, StepResult.Finished f, RunTiming timing) {
+        WorkerSnapshot worker = view.get(gpu.workerId);
+        if (worker != null) {
+            routers[router].state().engineSpeeds().observe(FinishedRun.of(worker, f.usage().promptTokens(), f.usage().cachedTokens(),
+                    f.usage().completionTokens(), timing.ttftMs(), timing.decodeMs(), timing.queuedAheadTokens(),
+                    timing.promptTokensDuringDecode()));
+        }
+    }
+
     private void telemetryCheck(SimulatedGpu gpu, long now) {
         EngineStats stats = gpu.stats();
         if (!gpu.down && gpu.shouldPublish(stats, now, config.telemetryIntervalMs())) {
             KvEvent kvEvent = gpu.drainKvEvent(); // drained even when not published, as the engine forgets what it did not send
-            WorkerSnapshot snapshot = gpu.publish(stats, now);
-            schedule(now + gpu.delayMs, Event.Kind.TELEMETRY_VISIBLE, gpu.index, -1,
-                    new Telemetry(snapshot, config.engine().publishesKvEvents() ? kvEvent : null));
+            WorkerSnapshot snapshot = gpu.publish(stats, now, config.telemetry());
+            // no KV events in observable telemetry: kvroute reads none from a real server
+            boolean kvEvents = config.engine().publishesKvEvents() && config.telemetry() == TelemetryMode.WHITE_BOX;
+            schedule(now + gpu.delayMs, Event.Kind.TELEMETRY_VISIBLE, gpu.index, -1, new Telemetry(snapshot, kvEvents ? kvEvent : null));
         }
         if (outstanding > 0) {
             schedule(now + telemetryPeriodMs, Event.Kind.TELEMETRY_CHECK, gpu.index, -1, null);
