@@ -57,7 +57,8 @@ import org.slf4j.LoggerFactory;
  * text, even when {@code data: [DONE]} follows. Cancelling closes the stream, so
  * the server aborts the request. Load comes from the server's {@code /metrics}
  * ({@link ServerMetricsScraper}) combined with this engine's own queue; an unreadable page makes
- * the engine {@link #isDegraded() degraded}. TTFT counts from sending the request to the first
+ * the engine {@link #isDegraded() degraded}, and a server that tells no KV use is reported with KV
+ * use not known ({@link EngineStats#kvReported()}), never as an empty cache. TTFT counts from sending the request to the first
  * generated delta: answer text, reasoning or a tool call. Prompt and completion text are never logged.
  */
 public final class OpenAiCompatibleEngine implements InferenceEngine {
@@ -94,7 +95,8 @@ public final class OpenAiCompatibleEngine implements InferenceEngine {
                 .build();
         this.timers = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "openai-timeouts-" + name));
         if (settings.metricsIntervalMs() > 0) {
-            this.scraper = new ServerMetricsScraper(settings.resolve("/metrics"), client, settings.apiKey(), settings.metricsIntervalMs());
+            this.scraper = new ServerMetricsScraper(settings.resolve("/metrics"), settings.resolve("/slots"), client,
+                    settings.apiKey(), settings.metricsIntervalMs());
             this.scraper.start(settings.metricsIntervalMs(), name);
         } else {
             this.scraper = null;
@@ -321,6 +323,7 @@ public final class OpenAiCompatibleEngine implements InferenceEngine {
         ServerMetrics server = scraper == null ? null : scraper.latest();
         int runningRequests = server != null && server.running() != null ? server.running() : ownRunning;
         int waiting = ownWaiting + (server != null && server.waiting() != null ? server.waiting() : 0);
+        // a server that tells no KV use reports a capacity of 0: KV use not known (EngineStats#kvReported), not an empty cache
         long blocksTotal = 0;
         long blocksUsed = 0;
         int blockTokens = DEFAULT_KV_BLOCK_TOKENS;
