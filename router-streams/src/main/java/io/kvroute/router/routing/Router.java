@@ -19,6 +19,7 @@ import java.util.Optional;
  * workers run out. Exclusions are then counted among the workers evaluated (model and region
  * exclusions for the whole fleet). Either way the holders of the request's blocks are fetched
  * once per decision from both prefix indices, so matching a candidate does not probe the tables.
+ * A candidate that does not know its KV use is priced at the median candidate's ({@link UnknownKv}).
  */
 public final class Router {
     private final RoutingPolicy policy;
@@ -118,7 +119,7 @@ public final class Router {
             return new RoutingResult(Optional.empty(), candidates, reason);
         }
         List<WorkerSnapshot> list = candidates.candidates();
-        Optional<Placement> placement = policy.place(request, list, nowMs);
+        Optional<Placement> placement = policy.place(request, UnknownKv.neutral(list), nowMs);
         if (placement.isEmpty()) {
             return new RoutingResult(Optional.empty(), candidates,
                     "policy " + policy.name() + " placed nowhere among " + list.size() + " candidates");

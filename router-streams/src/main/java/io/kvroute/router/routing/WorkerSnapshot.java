@@ -8,6 +8,8 @@ import java.util.Set;
  * One worker's last reported state, as the router sees it. Immutable; built from a telemetry
  * record by the topology and directly by the simulator and tests.
  *
+ * @param kvBlocksTotal   the worker's KV capacity in blocks; 0 when the worker does not know its KV use
+ *                        (an inference server that exports none), {@link #kvReported()}
  * @param kvBlockTokens   tokens per KV block of the worker's engine (to size a request in blocks)
  * @param queuedPrefillTokens uncached prompt tokens the worker has not prefilled yet
  * @param queuedPrefillAttention the attention work of that prefill in token pairs (each prompt's tokens left *
@@ -55,6 +57,21 @@ public record WorkerSnapshot(
         if (kvBlockTokens <= 0) {
             kvBlockTokens = 16;
         }
+    }
+
+    /**
+     * Whether the worker knows its KV use. One that does not reports a capacity and a usage of 0,
+     * which is not an empty cache: the router prices it as {@link UnknownKv} says, never as empty.
+     */
+    public boolean kvReported() {
+        return kvBlocksTotal > 0 || kvUsage > 0;
+    }
+
+    /** This snapshot with {@code blocksUsed} KV blocks in use and a usage of {@code usage}, the rest as it is. */
+    WorkerSnapshot withKvUse(long blocksUsed, double usage) {
+        return new WorkerSnapshot(workerId, region, models, ownedPartitions, kvBlocksTotal, blocksUsed, kvBlockTokens, usage,
+                running, waiting, runningPrefill, runningDecode, queuedPrefillTokens, queuedPrefillAttention, maxRunning,
+                prefixHitRate, tokensPerSecond, status, observedAtMs, rateLimitedUntilMs);
     }
 
     public long ageMs(long nowMs) {

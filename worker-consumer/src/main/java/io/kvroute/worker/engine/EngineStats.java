@@ -10,7 +10,9 @@ package io.kvroute.worker.engine;
  * @param queuedPrefillTokens uncached prompt tokens not yet prefilled, waiting and running
  * @param kvBlocksUsed        GPU KV pages referenced by running requests (cached blocks no request
  *                            uses are evictable and not counted)
- * @param kvBlocksTotal       GPU KV pages in the pool
+ * @param kvBlocksTotal       GPU KV pages in the pool; 0 when the engine does not know its KV use (an
+ *                            inference server that exports none): {@code kvBlocksUsed} and {@link #kvUsage()}
+ *                            are then 0 and are not a reading ({@link #kvReported()})
  * @param kvBlockTokens       tokens per KV page
  * @param maxRunningRequests  the running-batch bound
  * @param prefixCacheHitRate  cached prompt tokens (GPU hits and host-tier loads) / prompt tokens over
@@ -54,7 +56,12 @@ public record EngineStats(int runningRequests, int waitingRequests, int runningP
                 kvBlocksTotal, kvBlockTokens, maxRunningRequests, prefixCacheHitRate, tokensPerSecond, 0, 0, 0.0, 0);
     }
 
-    /** Share of the GPU KV pool referenced by requests. */
+    /** Whether the engine knows its KV use; when not, {@link #kvUsage()} is 0 and means nothing. */
+    public boolean kvReported() {
+        return kvBlocksTotal > 0;
+    }
+
+    /** Share of the GPU KV pool referenced by requests; 0 when not {@link #kvReported() reported}. */
     public double kvUsage() {
         return kvBlocksTotal == 0 ? 0.0 : (double) kvBlocksUsed / kvBlocksTotal;
     }

@@ -1,5 +1,6 @@
 package io.kvroute.worker.metrics;
 
+import io.kvroute.worker.engine.EngineStats;
 import io.kvroute.worker.engine.InferenceEngine;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -56,7 +57,11 @@ public final class WorkerMetrics implements AutoCloseable {
         this.tags = Tags.of("worker", workerId, "region", region);
         gauge(ENGINE_WAITING, engine, e -> e.snapshot().waitingRequests());
         gauge(ENGINE_RUNNING, engine, e -> e.snapshot().runningRequests());
-        gauge(KV_USAGE, engine, e -> e.snapshot().kvUsage());
+        // NaN, not 0, while the engine does not know its KV use: an unknown cache is not an empty one
+        gauge(KV_USAGE, engine, e -> {
+            EngineStats stats = e.snapshot();
+            return stats.kvReported() ? stats.kvUsage() : Double.NaN;
+        });
         gauge(PREFIX_HIT_RATE, engine, e -> e.snapshot().prefixCacheHitRate());
         gauge(HOST_KV_USAGE, engine, e -> e.snapshot().hostKvUsage());
         gauge(HOST_PREFIX_HIT_RATE, engine, e -> e.snapshot().hostPrefixHitRate());

@@ -51,11 +51,15 @@ import org.slf4j.LoggerFactory;
  * <p>Failures are classified ({@link EngineFailure}): a connection refused, a 5xx, a stream that
  * ends before {@code data: [DONE]} and a timeout are retryable; a 429 is retryable and starts a
  * cool-down ({@code Retry-After}, or the configured default) reported by {@link #rateLimitedUntilMs()};
- * any other 4xx is a rejection carrying the server's message. Cancelling closes the stream, so
+ * any other 4xx is a rejection carrying the server's message. An error the server reports inside
+ * the stream (a {@code data:} object with an {@code error} field, or an SSE {@code error} event as
+ * older llama.cpp builds send it) ends the request failed, never as a normal stop with the partial
+ * text, even when {@code data: [DONE]} follows. Cancelling closes the stream, so
  * the server aborts the request. Load comes from the server's {@code /metrics}
  * ({@link ServerMetricsScraper}) combined with this engine's own queue; an unreadable page makes
- * the engine {@link #isDegraded() degraded}. TTFT counts from sending the request to the first
- * text delta. Prompt and completion text are never logged.
+ * the engine {@link #isDegraded() degraded}, and a server that tells no KV use is reported with KV
+ * use not known ({@link EngineStats#kvReported()}), never as an empty cache. TTFT counts from sending the request to the first
+ * generated delta: answer text, reasoning or a tool call. Prompt and completion text are never logged.
  */
 public final class OpenAiCompatibleEngine implements InferenceEngine {
     private static final Logger LOG = LoggerFactory.getLogger(OpenAiCompatibleEngine.class);
@@ -91,7 +95,8 @@ public final class OpenAiCompatibleEngine implements InferenceEngine {
                 .build();
         this.timers = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "openai-timeouts-" + name));
         if (settings.metricsIntervalMs() > 0) {
-            this.scraper = new ServerMetricsScraper(settings.resolve("/metrics"), client, settings.apiKey(), settings.metricsIntervalMs());
+            this.scraper = new ServerMetricsScraper(settings.resolve("/metrics"), settings.resolve("/slots"), client,
+                    settings.apiKey(), settings.metricsIntervalMs());
             this.scraper.start(settings.metricsIntervalMs(), name);
         } else {
             this.scraper = null;
@@ -318,6 +323,7 @@ public final class OpenAiCompatibleEngine implements InferenceEngine {
         ServerMetrics server = scraper == null ? null : scraper.latest();
         int runningRequests = server != null && server.running() != null ? server.running() : ownRunning;
         int waiting = ownWaiting + (server != null && server.waiting() != null ? server.waiting() : 0);
+        // a server that tells no KV use reports a capacity of 0: KV use not known (EngineStats#kvReported), not an empty cache
         long blocksTotal = 0;
         long blocksUsed = 0;
         int blockTokens = DEFAULT_KV_BLOCK_TOKENS;
@@ -419,7 +425,7 @@ public final class OpenAiCompatibleEngine implements InferenceEngine {
         private final String retryAfter;
         private final SseDecoder decoder;
         private final ByteArrayOutputStream errorBody = new ByteArrayOutputStream();
-        private boolean sawDone;
+        private boolean sawEnd;
 
         StreamSubscriber(Call call, HttpResponse.ResponseInfo info) {
             this.call = call;
@@ -465,22 +471,28 @@ public final class OpenAiCompatibleEngine implements InferenceEngine {
             }
         }
 
-        private void event(String data) {
-            if (sawDone) {
+        private void event(String type, String data) {
+            if (sawEnd) {
+                return;
+            }
+            if (type.equals(SseDecoder.ERROR)) {
+                streamFailed(OpenAiJson.streamError(data));
                 return;
             }
             if (data.strip().equals("[DONE]")) {
-                sawDone = true;
+                sawEnd = true;
                 finish(call);
                 return;
             }
             OpenAiJson.Chunk chunk = OpenAiJson.chunk(data);
             if (chunk.error() != null) {
-                fail(call, new EngineFailure(EngineFailure.Kind.SERVER_ERROR, "server error in the stream: " + chunk.error()));
+                streamFailed(chunk.error());
                 return;
             }
-            if (chunk.text() != null && !chunk.text().isEmpty()) {
-                delta(call, chunk.text());
+            if (chunk.generated()) {
+                // the delta's text is the answer text only: reasoning and tool-call deltas count as tokens (TTFT, chunks,
+                // usage) with empty text, as the response carries one text and a client reads it as the answer
+                delta(call, chunk.text() == null ? "" : chunk.text());
             }
             synchronized (call) {
                 if (chunk.finishReason() != null) {
@@ -490,6 +502,19 @@ public final class OpenAiCompatibleEngine implements InferenceEngine {
                     call.usage = chunk.usage();
                 }
             }
+        }
+
+        /**
+         * Ends the call on an error the server reported mid-stream: a request error (4xx, context exceeded) is a
+         * rejection; anything else is a server failure retried like a 5xx, since another try, on a recovered or
+         * another server, may well succeed where this engine step failed. The server's [DONE] that may follow is
+         * not a normal end.
+         */
+        private void streamFailed(OpenAiJson.StreamError error) {
+            sawEnd = true;
+            fail(call, error.requestError()
+                    ? new EngineFailure(EngineFailure.Kind.REJECTED, "server rejected the request in the stream: " + error.message())
+                    : new EngineFailure(EngineFailure.Kind.SERVER_ERROR, "server error in the stream: " + error.message()));
         }
 
         @Override
@@ -502,7 +527,7 @@ public final class OpenAiCompatibleEngine implements InferenceEngine {
         @Override
         public void onComplete() {
             if (status == 200) {
-                if (!sawDone) {
+                if (!sawEnd) {
                     fail(call, new EngineFailure(EngineFailure.Kind.STREAM_BROKEN,
                             "stream ended before data: [DONE] after " + call.tokens + " deltas"));
                 }

@@ -1,12 +1,15 @@
 package io.kvroute.worker.engine.openai;
 
+import io.kvroute.worker.engine.openai.internal.LlamaCppSlots;
 import io.kvroute.worker.engine.openai.internal.PrometheusText;
 import java.util.Map;
 import java.util.OptionalDouble;
 
 /**
  * What an inference server's {@code /metrics} page says about its load, mapped from the names
- * vLLM, SGLang and llama.cpp use. Each field is null when the server does not report it.
+ * vLLM, SGLang and llama.cpp use. Each field is null when the server does not report it; a null
+ * {@code kvUsage} means the KV use is not known (llama.cpp builds since mid-2025 export none, and
+ * {@link #withSlots} fills it from their {@code /slots} page when that is enabled).
  *
  * @param family         {@code vllm}, {@code sglang}, {@code llamacpp}, or {@code unknown}
  * @param kvUsage        share of the KV cache in use, in [0, 1]
@@ -41,6 +44,12 @@ public record ServerMetrics(String family, Double kvUsage, Integer running, Inte
                     null, null, null, null, null);
         }
         return new ServerMetrics("unknown", null, null, null, null, null, null, null, null);
+    }
+
+    /** These metrics with the KV use of llama.cpp's {@code /slots} page, in blocks of one token. */
+    public ServerMetrics withSlots(LlamaCppSlots.Fill fill) {
+        return new ServerMetrics(family, fill.usage(), running, waiting, prefixHitRate, fill.capacityTokens(), 1,
+                prefixQueries, prefixHits);
     }
 
     private static ServerMetrics vllm(PrometheusText page, ServerMetrics previous) {

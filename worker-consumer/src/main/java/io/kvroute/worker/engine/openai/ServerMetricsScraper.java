@@ -1,5 +1,6 @@
 package io.kvroute.worker.engine.openai;
 
+import io.kvroute.worker.engine.openai.internal.LlamaCppSlots;
 import io.kvroute.worker.engine.openai.internal.PrometheusText;
 import java.io.IOException;
 import java.net.URI;
@@ -18,12 +19,18 @@ import org.slf4j.LoggerFactory;
  * Polls an inference server's Prometheus {@code /metrics} page on an interval and keeps the last
  * {@link ServerMetrics}. A scrape that fails (unreachable, not 200, or a page that does not parse)
  * marks the scraper failing until the next good one; the engine then reports itself degraded.
+ *
+ * <p>When the page is llama.cpp's and tells no KV use (builds since mid-2025), the scraper also
+ * reads the server's {@code /slots} page ({@link LlamaCppSlots}). That page is optional: a server
+ * started with {@code --no-slots} answers it 501, after which it is not asked again and the KV use
+ * stays unknown, which does not make the scrape fail.
  */
 public final class ServerMetricsScraper implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ServerMetricsScraper.class);
     static final long MIN_SCRAPE_TIMEOUT_MS = 1_000;
 
     private final URI metricsUri;
+    private final URI slotsUri;
     private final HttpClient client;
     private final String apiKey;
     private final Duration timeout;
@@ -31,9 +38,16 @@ public final class ServerMetricsScraper implements AutoCloseable {
     private volatile ServerMetrics latest;
     private volatile boolean failing;
     private volatile String lastError;
+    private volatile boolean slotsUnavailable;
 
     public ServerMetricsScraper(URI metricsUri, HttpClient client, String apiKey, long intervalMs) {
+        this(metricsUri, null, client, apiKey, intervalMs);
+    }
+
+    /** {@code slotsUri}: llama.cpp's {@code /slots} page, read when {@code /metrics} tells no KV use; null not to. */
+    public ServerMetricsScraper(URI metricsUri, URI slotsUri, HttpClient client, String apiKey, long intervalMs) {
         this.metricsUri = metricsUri;
+        this.slotsUri = slotsUri;
         this.client = client;
         this.apiKey = apiKey;
         this.timeout = Duration.ofMillis(Math.max(MIN_SCRAPE_TIMEOUT_MS, intervalMs));
@@ -52,16 +66,13 @@ public final class ServerMetricsScraper implements AutoCloseable {
     /** Scrapes once; returns whether the page was read and understood. */
     public boolean scrape() {
         try {
-            HttpRequest.Builder request = HttpRequest.newBuilder(metricsUri).timeout(timeout)
-                    .header("Accept", "text/plain;version=0.0.4").GET();
-            if (apiKey != null) {
-                request.header("Authorization", "Bearer " + apiKey);
-            }
-            HttpResponse<String> response = client.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            HttpResponse<String> response = client.send(get(metricsUri, "text/plain;version=0.0.4"),
+                    HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
             if (response.statusCode() != 200) {
                 return failed("HTTP " + response.statusCode());
             }
-            latest = ServerMetrics.from(PrometheusText.parse(response.body()), latest);
+            ServerMetrics metrics = ServerMetrics.from(PrometheusText.parse(response.body()), latest);
+            latest = metrics.kvUsage() == null && metrics.family().equals("llamacpp") ? withSlots(metrics) : metrics;
             if (failing) {
                 LOG.info("metrics of {} readable again", metricsUri);
             }
@@ -74,6 +85,36 @@ public final class ServerMetricsScraper implements AutoCloseable {
             Thread.currentThread().interrupt();
             return failed("interrupted");
         }
+    }
+
+    /** {@code metrics} with the KV use of the {@code /slots} page, or as they are when it cannot be read. */
+    private ServerMetrics withSlots(ServerMetrics metrics) throws InterruptedException {
+        if (slotsUri == null || slotsUnavailable) {
+            return metrics;
+        }
+        try {
+            HttpResponse<String> response = client.send(get(slotsUri, "application/json"), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            if (response.statusCode() == 404 || response.statusCode() == 501) {
+                slotsUnavailable = true;
+                LOG.info("{} answers HTTP {}: KV use of that server unknown (start it with --slots to report it)",
+                        slotsUri, response.statusCode());
+                return metrics;
+            }
+            if (response.statusCode() != 200) {
+                return metrics;
+            }
+            return LlamaCppSlots.parse(response.body()).map(metrics::withSlots).orElse(metrics);
+        } catch (IOException e) {
+            return metrics;
+        }
+    }
+
+    private HttpRequest get(URI uri, String accept) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(timeout).header("Accept", accept).GET();
+        if (apiKey != null) {
+            request.header("Authorization", "Bearer " + apiKey);
+        }
+        return request.build();
     }
 
     private boolean failed(String error) {

@@ -283,6 +283,71 @@ class OpenAiCompatibleEngineTest {
     }
 
     @Test
+    void shouldFailRetryablyOnAnOldLlamaCppErrorEventDespiteTheDoneThatFollows() {
+        engine(ReplayServer.stream("llamacpp-b4500-chat-stream-error.txt"), 4, 10_000, SYSTEM_CLOCK);
+        RecordingListener listener = run(engine, chat("r-18"));
+
+        assertThat(listener.failure.kind()).isEqualTo(EngineFailure.Kind.SERVER_ERROR);
+        assertThat(listener.failure.retryable()).isTrue();
+        assertThat(listener.failure.message()).contains("Compute error.");
+        assertThat(listener.events).containsExactly("first", "tokens", "tokens", "tokens", "failed");
+    }
+
+    @Test
+    void shouldFailRetryablyOnALlamaCppErrorObjectThatClosesTheStream() {
+        engine(ReplayServer.stream("llamacpp-b6500-chat-stream-error.txt"), 4, 10_000, SYSTEM_CLOCK);
+        RecordingListener listener = run(engine, chat("r-19"));
+
+        assertThat(listener.failure.kind()).isEqualTo(EngineFailure.Kind.SERVER_ERROR);
+        assertThat(listener.failure.message()).contains("Compute error.");
+        assertThat(listener.events).containsExactly("first", "tokens", "tokens", "failed");
+    }
+
+    @Test
+    void shouldRejectAnErrorEventThatBlamesTheRequest() {
+        byte[] body = ("data: {\"choices\":[{\"finish_reason\":null,\"index\":0,\"delta\":{\"content\":\"The\"}}],"
+                + "\"object\":\"chat.completion.chunk\"}\n\n"
+                + "event: error\ndata: {\"error\":{\"code\":400,\"message\":\"the request exceeds the available context size, "
+                + "try increasing it\",\"type\":\"exceed_context_size_error\"}}\n\n"
+                + "data: [DONE]\n\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        engine(new ReplayServer.Reply(200, Map.of(), body, ReplayServer.Mode.REPLAY), 4, 10_000, SYSTEM_CLOCK);
+        RecordingListener listener = run(engine, chat("r-20"));
+
+        assertThat(listener.failure.kind()).isEqualTo(EngineFailure.Kind.REJECTED);
+        assertThat(listener.failure.message()).contains("exceeds the available context size");
+        assertThat(listener.events).containsExactly("first", "tokens", "failed");
+    }
+
+    @Test
+    void shouldCountReasoningDeltasAsGeneratedTokensFromTheFirst() {
+        engine(ReplayServer.stream("vllm-0.9-chat-stream-reasoning.txt"), 4, 10_000, SYSTEM_CLOCK);
+        RecordingListener listener = run(engine, chat("r-21"));
+
+        assertThat(listener.failure).isNull();
+        assertThat(listener.events.get(0)).as("the first token is the first reasoning delta").isEqualTo("first");
+        assertThat(listener.deltas).hasSize(6 + 7).startsWith("", "", "", "", "", "", "Hi");
+        assertThat(listener.text.toString()).isEqualTo("Hi! How can I help?");
+        assertThat(listener.usage).isEqualTo(new EngineUsage(18, 16, 0));
+    }
+
+    @Test
+    void shouldCountToolCallDeltasAsTokensWhenTheServerSendsNoUsage() {
+        String recording = new String(ReplayServer.recording("sglang-0.4-chat-stream-tool-calls.txt"), java.nio.charset.StandardCharsets.UTF_8);
+        String withoutUsage = recording.lines().filter(line -> !line.contains("\"usage\":{")).map(line -> line + "\n")
+                .collect(java.util.stream.Collectors.joining());
+        engine(new ReplayServer.Reply(200, Map.of(), withoutUsage.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                ReplayServer.Mode.REPLAY), 4, 10_000, SYSTEM_CLOCK);
+        RecordingListener listener = run(engine, chat("r-22"));
+
+        assertThat(listener.failure).isNull();
+        assertThat(listener.events).startsWith("first", "tokens").endsWith("finished");
+        assertThat(listener.tokenEvents()).as("the tool's name and five argument fragments").isEqualTo(6);
+        assertThat(listener.text.toString()).isEmpty();
+        assertThat(listener.finishReason).isEqualTo("tool_calls");
+        assertThat(listener.usage).isEqualTo(new EngineUsage(40, 6, 0));
+    }
+
+    @Test
     void shouldSendTheApiKeyAsABearerToken() {
         server = ReplayServer.start((path, body) -> ReplayServer.stream("vllm-0.9-completions-stream.txt"));
         engine = new OpenAiCompatibleEngine(new OpenAiSettings(server.uri(), "m", "sk-test-key", 4, 10_000, 2_000, 0, 5_000),

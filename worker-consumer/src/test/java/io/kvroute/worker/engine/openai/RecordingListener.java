@@ -10,6 +10,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 final class RecordingListener implements EngineListener {
     final List<String> events = new CopyOnWriteArrayList<>();
     final StringBuffer text = new StringBuffer();
+    /** The text of each tokens event, in order. */
+    final List<String> deltas = new CopyOnWriteArrayList<>();
     volatile Long firstTokenTtftMs;
     volatile String finishReason;
     volatile EngineUsage usage;
@@ -25,6 +27,7 @@ final class RecordingListener implements EngineListener {
     @Override
     public void onTokens(String textDelta, int count) {
         events.add("tokens");
+        deltas.add(textDelta);
         text.append(textDelta);
     }
 

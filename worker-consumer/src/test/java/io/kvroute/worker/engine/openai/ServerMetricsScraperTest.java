@@ -24,7 +24,12 @@ class ServerMetricsScraperTest {
     }
 
     private void start(ReplayServer.Reply metrics) {
-        server = ReplayServer.start((path, body) -> path.equals("/metrics") ? metrics : ReplayServer.endless());
+        start(metrics, ReplayServer.endless());
+    }
+
+    private void start(ReplayServer.Reply metrics, ReplayServer.Reply slots) {
+        server = ReplayServer.start((path, body) -> path.equals("/metrics") ? metrics
+                : path.equals("/slots") ? slots : ReplayServer.endless());
         engine = new OpenAiCompatibleEngine(new OpenAiSettings(server.uri(), "m", null, 8, 30_000, 2_000, 50, 5_000),
                 java.time.Clock.systemUTC()::millis, "scrape-test");
     }
@@ -56,6 +61,36 @@ class ServerMetricsScraperTest {
         assertThat(stats.kvUsage()).isEqualTo(0.25);
         assertThat(stats.runningRequests()).isEqualTo(2);
         assertThat(stats.waitingRequests()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldTakeLlamaCppKvUseFromItsSlotsWhenItsMetricsTellNone() {
+        start(ReplayServer.page("llamacpp-b6500-metrics.txt"), new ReplayServer.Reply(200, Map.of("Content-Type", "application/json"),
+                ReplayServer.recording("llamacpp-b6500-slots.json"), ReplayServer.Mode.REPLAY));
+        await().atMost(Duration.ofSeconds(10)).until(() -> engine.scraper().latest() != null);
+
+        EngineStats stats = engine.snapshot();
+        assertThat(stats.kvReported()).isTrue();
+        assertThat(stats.kvBlockTokens()).isEqualTo(1);
+        assertThat(stats.kvBlocksTotal()).as("four slots of 4,096 tokens").isEqualTo(16_384);
+        assertThat(stats.kvBlocksUsed()).as("the two processing slots' tokens; the idle slot's are reusable").isEqualTo(1_500 + 512);
+        assertThat(stats.runningRequests()).isEqualTo(2);
+        assertThat(engine.isDegraded()).isFalse();
+    }
+
+    @Test
+    void shouldReportKvUseAsUnknownNotEmptyWhenLlamaCppHasItsSlotsPageDisabled() {
+        byte[] notSupported = ("{\"error\":{\"code\":501,\"message\":\"This server does not support slots endpoint. Start it with "
+                + "`--slots`\",\"type\":\"not_supported_error\"}}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        start(ReplayServer.page("llamacpp-b6500-metrics.txt"), new ReplayServer.Reply(501, Map.of(), notSupported, ReplayServer.Mode.REPLAY));
+        await().atMost(Duration.ofSeconds(10)).until(() -> server.received().stream().filter(r -> r.path().equals("/metrics")).count() >= 3);
+
+        EngineStats stats = engine.snapshot();
+        assertThat(stats.kvReported()).isFalse();
+        assertThat(stats.kvBlocksTotal()).isZero();
+        assertThat(stats.runningRequests()).isEqualTo(2);
+        assertThat(engine.isDegraded()).as("the metrics were read").isFalse();
+        assertThat(server.received().stream().filter(r -> r.path().equals("/slots")).count()).as("asked once").isEqualTo(1);
     }
 
     @Test

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kvroute.worker.engine.EnginePrompt;
 import io.kvroute.worker.engine.EngineRequest;
+import java.util.Set;
 
 /**
  * The JSON of the OpenAI-compatible API: streaming request bodies for {@code /v1/completions} and
@@ -25,11 +26,39 @@ public final class OpenAiJson {
      * One parsed stream chunk.
      *
      * @param text         the text delta of the first choice, or null/empty
+     * @param generated    whether the first choice carries generated tokens: answer text, or a chat
+     *                     delta's reasoning ({@code reasoning_content}, or {@code reasoning} in newer
+     *                     vLLM) or tool-call name/arguments, which are tokens the model generated
+     *                     although they are not answer text
      * @param finishReason the first choice's finish reason, or null
      * @param usage        the usage, present in the last chunk with {@code include_usage}
      * @param error        an error the server reported inside the stream, or null
      */
-    public record Chunk(String text, String finishReason, Usage usage, String error) {
+    public record Chunk(String text, boolean generated, String finishReason, Usage usage, StreamError error) {
+    }
+
+    /**
+     * An error a server reported inside a stream that had started with HTTP 200.
+     *
+     * @param message the server's message, cut to {@value #MAX_ERROR_CHARS} characters
+     * @param code    the HTTP-like code the server gave the error, or 0
+     * @param type    the error's type ({@code server_error}, {@code invalid_request_error}...), or null
+     */
+    public record StreamError(String message, int code, String type) {
+        /** Types that llama.cpp, OpenAI and vLLM give errors of the request itself. */
+        private static final Set<String> REQUEST_ERROR_TYPES = Set.of("invalid_request_error", "exceed_context_size_error",
+                "not_supported_error", "authentication_error", "permission_error", "not_found_error", "BadRequestError");
+
+        /**
+         * Whether the request itself was at fault (a 4xx code other than 408 and 429, or without a
+         * code a request-error type), so that another try would get the same answer.
+         */
+        public boolean requestError() {
+            if (code >= 400 && code < 500) {
+                return code != 408 && code != 429;
+            }
+            return code == 0 && type != null && REQUEST_ERROR_TYPES.contains(type);
+        }
     }
 
     private OpenAiJson() {
@@ -86,14 +115,16 @@ public final class OpenAiJson {
             throw new IllegalArgumentException("stream event is not a JSON object");
         }
         if (root.hasNonNull("error")) {
-            return new Chunk(null, null, null, errorMessage(root));
+            return new Chunk(null, false, null, null, streamError(root));
         }
         String text = null;
+        boolean generated = false;
         String finishReason = null;
         JsonNode choice = root.path("choices").path(0);
         if (choice.isObject()) {
             JsonNode delta = choice.path("delta");
             text = textOf(delta.isObject() ? delta.path("content") : choice.path("text"));
+            generated = text != null && !text.isEmpty() || delta.isObject() && generatedBesideContent(delta);
             finishReason = textOf(choice.path("finish_reason"));
         }
         Usage usage = null;
@@ -102,7 +133,51 @@ public final class OpenAiJson {
             usage = new Usage(u.path("prompt_tokens").asInt(0), u.path("completion_tokens").asInt(0),
                     u.path("prompt_tokens_details").path("cached_tokens").asInt(0));
         }
-        return new Chunk(text, finishReason, usage, null);
+        return new Chunk(text, generated, finishReason, usage, null);
+    }
+
+    /** Whether a chat delta carries reasoning text or a tool call's name or argument text. */
+    private static boolean generatedBesideContent(JsonNode delta) {
+        if (nonEmpty(delta.path("reasoning_content")) || nonEmpty(delta.path("reasoning"))) {
+            return true;
+        }
+        for (JsonNode call : delta.path("tool_calls")) {
+            JsonNode function = call.path("function");
+            if (nonEmpty(function.path("name")) || nonEmpty(function.path("arguments"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean nonEmpty(JsonNode node) {
+        return node.isTextual() && !node.asText().isEmpty();
+    }
+
+    /**
+     * The error of a stream event: {@code {"error": {...}}} (vLLM, SGLang, llama.cpp since mid-2025),
+     * or the error object itself, as the data of an SSE {@code error} event (older llama.cpp builds
+     * wrote {@code error: {"code":500,"message":...,"type":"server_error"}}); data that is not JSON is
+     * the message.
+     */
+    public static StreamError streamError(String data) {
+        try {
+            JsonNode root = MAPPER.readTree(data);
+            if (root != null && root.isObject()) {
+                return streamError(root);
+            }
+        } catch (JsonProcessingException e) {
+            // not JSON: the data is the message
+        }
+        String message = data.strip();
+        return new StreamError(cut(message.isEmpty() ? "the server reported an error event without details" : message), 0, null);
+    }
+
+    private static StreamError streamError(JsonNode root) {
+        JsonNode error = root.has("error") ? root.path("error") : root;
+        String message = errorMessage(root);
+        return new StreamError(cut(message == null ? error.toString() : message), error.path("code").asInt(0),
+                textOf(error.path("type")));
     }
 
     /**

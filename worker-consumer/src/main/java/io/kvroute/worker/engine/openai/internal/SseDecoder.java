@@ -3,22 +3,38 @@ package io.kvroute.worker.engine.openai.internal;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.function.Consumer;
 
 /**
  * Turns the bytes of a server-sent-events stream, in chunks split anywhere (even inside a UTF-8
- * character), into the data of each event: {@code data:} lines are joined with newlines and
- * handed on at the blank line that ends the event. Comment lines ({@code :...}) and the
- * {@code event}, {@code id} and {@code retry} fields are ignored; lines end at {@code \n} or
- * {@code \r\n}. Not thread-safe: one stream, one thread at a time.
+ * character), into events: {@code data:} lines are joined with newlines and handed on, with the
+ * event's type ({@code event:}, {@value #MESSAGE} by default), at the blank line that ends the
+ * event. Comment lines ({@code :...}) and the {@code id} and {@code retry} fields are ignored;
+ * lines end at {@code \n} or {@code \r\n}. Not thread-safe: one stream, one thread at a time.
+ *
+ * <p>Two departures from the SSE rules, both so that a server's error is not lost: llama.cpp
+ * builds up to mid-2025 wrote a mid-stream error as a line {@code error: <json>}, a field the rules
+ * say to ignore; it is read as an {@value #ERROR} event carrying that JSON. And an {@code event: error}
+ * without data is handed on (with empty data) rather than dropped.
  */
 public final class SseDecoder {
-    private final Consumer<String> events;
+    /** The type of an event without an {@code event:} field. */
+    public static final String MESSAGE = "message";
+    /** The type of an error event. */
+    public static final String ERROR = "error";
+
+    /** Receives each complete event. */
+    @FunctionalInterface
+    public interface Events {
+        void event(String type, String data);
+    }
+
+    private final Events events;
     private final ByteArrayOutputStream line = new ByteArrayOutputStream();
     private final StringBuilder data = new StringBuilder();
     private boolean hasData;
+    private String type = MESSAGE;
 
-    public SseDecoder(Consumer<String> events) {
+    public SseDecoder(Events events) {
         this.events = events;
     }
 
@@ -39,12 +55,7 @@ public final class SseDecoder {
         int length = raw.length > 0 && raw[raw.length - 1] == '\r' ? raw.length - 1 : raw.length;
         String text = new String(raw, 0, length, StandardCharsets.UTF_8);
         if (text.isEmpty()) {
-            if (hasData) {
-                String event = data.toString();
-                data.setLength(0);
-                hasData = false;
-                events.accept(event);
-            }
+            dispatch();
             return;
         }
         if (text.startsWith(":")) {
@@ -56,12 +67,37 @@ public final class SseDecoder {
         if (value.startsWith(" ")) {
             value = value.substring(1);
         }
-        if (field.equals("data")) {
-            if (hasData) {
-                data.append('\n');
+        switch (field) {
+            case "data" -> append(value);
+            case "event" -> type = value.isEmpty() ? MESSAGE : value;
+            case ERROR -> {
+                type = ERROR;
+                append(value);
             }
-            data.append(value);
-            hasData = true;
+            default -> {
+                // id, retry and unknown fields carry nothing the engine reads
+            }
         }
+    }
+
+    private void append(String value) {
+        if (hasData) {
+            data.append('\n');
+        }
+        data.append(value);
+        hasData = true;
+    }
+
+    private void dispatch() {
+        if (hasData || type.equals(ERROR)) {
+            String event = data.toString();
+            String eventType = type;
+            data.setLength(0);
+            hasData = false;
+            type = MESSAGE;
+            events.event(eventType, event);
+            return;
+        }
+        type = MESSAGE;
     }
 }

@@ -3,6 +3,7 @@ package io.kvroute.worker.engine.openai.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class OpenAiJsonTest {
@@ -10,10 +11,29 @@ class OpenAiJsonTest {
     @Test
     void shouldReadTextDeltasOfCompletionsAndChat() {
         assertThat(OpenAiJson.chunk("{\"choices\":[{\"index\":0,\"text\":\" Paris\",\"finish_reason\":null}],\"usage\":null}"))
-                .isEqualTo(new OpenAiJson.Chunk(" Paris", null, null, null));
+                .isEqualTo(new OpenAiJson.Chunk(" Paris", true, null, null, null));
         assertThat(OpenAiJson.chunk("{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},\"finish_reason\":\"stop\"}]}"))
-                .isEqualTo(new OpenAiJson.Chunk("Hi", "stop", null, null));
+                .isEqualTo(new OpenAiJson.Chunk("Hi", true, "stop", null, null));
         assertThat(OpenAiJson.chunk("{\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"}}]}").text()).isNull();
+        assertThat(OpenAiJson.chunk("{\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}").generated()).isFalse();
+    }
+
+    @Test
+    void shouldCountReasoningAndToolCallDeltasAsGeneratedWithoutAnswerText() {
+        OpenAiJson.Chunk sglang = OpenAiJson.chunk("{\"choices\":[{\"index\":0,\"delta\":{\"role\":null,\"content\":null,"
+                + "\"reasoning_content\":\"Let me think\",\"tool_calls\":null}}]}");
+        OpenAiJson.Chunk newerVllm = OpenAiJson.chunk("{\"choices\":[{\"index\":0,\"delta\":{\"reasoning\":\" step\"}}]}");
+        OpenAiJson.Chunk toolName = OpenAiJson.chunk("{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"id\":\"call-1\","
+                + "\"type\":\"function\",\"index\":0,\"function\":{\"name\":\"get_weather\",\"arguments\":\"\"}}]}}]}");
+        OpenAiJson.Chunk toolArguments = OpenAiJson.chunk("{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
+                + "\"function\":{\"arguments\":\"{\\\"city\\\": \"}}]}}]}");
+        OpenAiJson.Chunk emptyToolList = OpenAiJson.chunk("{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\",\"tool_calls\":[]}}]}");
+
+        assertThat(List.of(sglang, newerVllm, toolName, toolArguments)).allSatisfy(chunk -> {
+            assertThat(chunk.generated()).isTrue();
+            assertThat(chunk.text()).isNull();
+        });
+        assertThat(emptyToolList.generated()).isFalse();
     }
 
     @Test
@@ -26,9 +46,25 @@ class OpenAiJsonTest {
 
     @Test
     void shouldReadErrorsInsideTheStream() {
-        assertThat(OpenAiJson.chunk("{\"error\":{\"message\":\"engine dead\",\"code\":500}}").error()).isEqualTo("engine dead");
+        assertThat(OpenAiJson.chunk("{\"error\":{\"message\":\"engine dead\",\"code\":500}}").error())
+                .isEqualTo(new OpenAiJson.StreamError("engine dead", 500, null));
         assertThatThrownBy(() -> OpenAiJson.chunk("{\"text\": Paris}")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageNotContaining("Paris");
+    }
+
+    @Test
+    void shouldReadTheErrorOfAnSseErrorEventAndTellRequestErrorsFromServerFailures() {
+        OpenAiJson.StreamError server = OpenAiJson.streamError("{\"code\":500,\"message\":\"Compute error.\",\"type\":\"server_error\"}");
+        OpenAiJson.StreamError context = OpenAiJson.streamError("{\"error\":{\"code\":400,\"message\":\"the request exceeds the "
+                + "available context size, try increasing it\",\"type\":\"exceed_context_size_error\"}}");
+
+        assertThat(server).isEqualTo(new OpenAiJson.StreamError("Compute error.", 500, "server_error"));
+        assertThat(server.requestError()).isFalse();
+        assertThat(context.requestError()).isTrue();
+        assertThat(new OpenAiJson.StreamError("m", 0, "invalid_request_error").requestError()).isTrue();
+        assertThat(new OpenAiJson.StreamError("m", 429, null).requestError()).isFalse();
+        assertThat(OpenAiJson.streamError("out of memory").message()).isEqualTo("out of memory");
+        assertThat(OpenAiJson.streamError("").message()).isNotBlank();
     }
 
     @Test

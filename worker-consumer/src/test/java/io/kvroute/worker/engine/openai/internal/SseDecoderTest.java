@@ -12,7 +12,7 @@ class SseDecoderTest {
 
     private static List<String> decodeSplitAt(byte[] bytes, int... cuts) {
         List<String> events = new ArrayList<>();
-        SseDecoder decoder = new SseDecoder(events::add);
+        SseDecoder decoder = new SseDecoder((type, data) -> events.add(type.equals(SseDecoder.MESSAGE) ? data : type + ": " + data));
         int from = 0;
         for (int cut : cuts) {
             decoder.feed(ByteBuffer.wrap(bytes, from, cut - from));
@@ -37,6 +37,19 @@ class SseDecoderTest {
                 assertThat(decodeSplitAt(stream, a, a + 1, a + 3)).as("split at %d, %d, %d", a, a + 1, a + 3).isEqualTo(expected);
             }
         }
+    }
+
+    @Test
+    void shouldHandOnErrorEventsWithTheirType() {
+        byte[] stream = ("data: {\"text\":\"a\"}\n\n"
+                + "error: {\"code\":500,\"message\":\"Compute error.\",\"type\":\"server_error\"}\n\n"
+                + "event: error\ndata: {\"message\":\"boom\"}\n\n"
+                + "event: error\n\n"
+                + "data: [DONE]\n\n").getBytes(StandardCharsets.UTF_8);
+
+        assertThat(decodeSplitAt(stream)).containsExactly("{\"text\":\"a\"}",
+                "error: {\"code\":500,\"message\":\"Compute error.\",\"type\":\"server_error\"}",
+                "error: {\"message\":\"boom\"}", "error: ", "[DONE]");
     }
 
     @Test
