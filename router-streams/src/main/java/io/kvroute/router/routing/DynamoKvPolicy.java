@@ -25,11 +25,14 @@ import java.util.Optional;
  *
  * <p>Overlap comes from the workers' KV events ({@link KvEventIndex}); blocks a worker reported
  * offloaded to host memory earn {@value #HOST_CACHE_HIT_WEIGHT} of a GPU block's credit
- * ({@code host_cache_hit_weight}). For a worker of which the index has no event at all (workers
- * without KV events, the bench's {@code --no-kv-events}), Dynamo's approximate mode
+ * ({@code host_cache_hit_weight}). When the index has no event of any candidate (workers without
+ * KV events, the bench's {@code --no-kv-events}), Dynamo's approximate mode
  * ({@code use_kv_events = false}): the router's own record of where it sent blocks
  * ({@link ApproximatePrefixIndex}), each block forgotten {@value #APPROXIMATE_TTL_MS} ms after it
- * was last routed there ({@code router_ttl_secs}, 120 s), all as GPU blocks.
+ * was last routed there ({@code router_ttl_secs}, 120 s), all as GPU blocks. Dynamo runs one mode
+ * for the whole fleet, so the choice is per decision, not per worker: once some candidate reports
+ * events, a silent one (or one whose view a gap emptied) counts no overlap, as in Dynamo's event
+ * mode.
  *
  * <p>Dynamo counts as new only the prompt blocks not shared with the worker's active sequences;
  * the router here knows no per-sequence blocks, so it counts those not in the worker's GPU memory
@@ -64,18 +67,28 @@ public final class DynamoKvPolicy implements RoutingPolicy {
         if (candidates.isEmpty()) {
             return Optional.empty();
         }
-        List<ScoredWorker> ranked = ScoredWorker.rank(candidates, worker -> score(request, worker, nowMs), order);
+        boolean approximate = approximateMode(candidates);
+        List<ScoredWorker> ranked = ScoredWorker.rank(candidates, worker -> score(request, worker, nowMs, approximate), order);
         ScoredWorker best = ranked.get(0);
-        boolean approximate = best.components().get("approximate") > 0;
         return Optional.of(ScoredWorker.placement(state, ranked, nowMs, String.format(
                 "lowest KV cost %.1f blocks; %d prefix blocks %s", best.score(), best.matched(),
                 approximate ? "routed there within the TTL (no KV events)" : "reported cached")));
     }
 
-    ScoredWorker score(RouteRequest request, WorkerSnapshot worker, long nowMs) {
+    /** Whether no candidate has KV events in the index: Dynamo without KV events, its approximate mode. */
+    private boolean approximateMode(List<WorkerSnapshot> candidates) {
+        KvEventIndex events = state.kvEventIndex();
+        for (WorkerSnapshot worker : candidates) {
+            if (events.knows(worker.workerId())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    ScoredWorker score(RouteRequest request, WorkerSnapshot worker, long nowMs, boolean approximate) {
         double block = request.blockTokens();
         PendingLoad pending = state.pending(worker, nowMs);
-        boolean approximate = !state.kvEventIndex().knows(worker.workerId());
         int overlap = approximate
                 ? state.routedMatchWithin(worker, request, nowMs, APPROXIMATE_TTL_MS)
                 : state.reportedMatch(worker, request);

@@ -81,6 +81,20 @@ class DynamoKvPolicyTest {
     }
 
     @Test
+    void shouldGiveASilentWorkerNoOverlapOnceAnyCandidateReportsKvEvents() {
+        router.state().kvEventIndex().apply(KvEvent.stored("w-a", 0, 99L));
+        router.state().prefixIndex().record("w-b", prompt, NOW - 10);
+        List<WorkerSnapshot> fleet = List.of(worker("w-a").kvBlocks(28_000, 0).build(), worker("w-b").kvBlocks(28_000, 4).build());
+
+        Placement placement = router.route(request("r1", 640, prompt), fleet, NOW).placement().orElseThrow();
+
+        // one mode for the fleet, as Dynamo's use_kv_events: w-b's routing record earns nothing (it would in approximate mode)
+        assertThat(placement.workerId()).isEqualTo("w-a");
+        assertThat(placement.topCandidates()).extracting(ScoredCandidate::score).containsExactly(20.0, 21.0);
+        assertThat(placement.topCandidates().get(1).components()).containsEntry("approximate", 0.0);
+    }
+
+    @Test
     void shouldFallBackToItsOwnRoutingRecordWithoutKvEvents() {
         router.state().prefixIndex().record("w-b", prompt, NOW - 10);
         List<WorkerSnapshot> fleet = List.of(worker("w-a").kvBlocks(28_000, 0).build(), worker("w-b").kvBlocks(28_000, 0).build());
