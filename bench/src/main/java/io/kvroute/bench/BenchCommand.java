@@ -81,7 +81,8 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--requests", paramLabel = "N", description = "Use the first N requests of the trace (tenants: generate N, default " + DEFAULT_TENANT_REQUESTS + ").")
     Integer requests;
 
-    @Option(names = "--policies", paramLabel = "all|a,b", defaultValue = "all", description = "Policies to compare (default: all).")
+    @Option(names = "--policies", paramLabel = "all|a,b", defaultValue = "all", description = "Policies to compare (default: all: kvroute and the eight baselines of BASELINES.md; variants such as "
+            + "sglang-cache-aware-lib only by name).")
     String policies;
 
     @Option(names = "--fleet", paramLabel = "SPEC", defaultValue = FleetSpec.DEFAULT, description = "Regions as name=gpus@delayMs,... (default: ${DEFAULT-VALUE}).")
@@ -346,7 +347,7 @@ public final class BenchCommand implements Callable<Integer> {
         List<String> names = Arrays.stream(value.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
         for (String name : names) {
             if (!Policies.exists(name)) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "unknown policy '" + name + "', known: " + Policies.names());
+                throw new CommandLine.ParameterException(spec.commandLine(), "unknown policy '" + name + "', known: " + Policies.allNames());
             }
         }
         if (names.isEmpty()) {

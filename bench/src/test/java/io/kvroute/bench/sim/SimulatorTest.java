@@ -114,8 +114,8 @@ class SimulatorTest {
 
     /**
      * Without KV events (OpenAI-compatible servers behind kvroute today) the router knows only where
-     * it sent each prompt: dynamo-kv, which reads the events alone, loses most of its cache hits,
-     * and kvroute keeps its own from its placements.
+     * it sent each prompt: dynamo-kv falls back to Dynamo's approximate mode (its own placements,
+     * 120 s TTL) and keeps most of its cache hits, and kvroute keeps its own from its placements.
      */
     @Test
     void shouldRouteOnTheRoutersOwnPlacementsWhenWorkersPublishNoKvEvents() {
@@ -127,7 +127,7 @@ class SimulatorTest {
         double dynamoWithout = Simulator.run("dynamo-kv", tenants, withoutEvents).prefixHitRate();
         double kvrouteWithout = Simulator.run("kvroute", tenants, withoutEvents).prefixHitRate();
 
-        assertThat(dynamoWithout).as("dynamo-kv without events, against %s with", dynamoWith).isLessThan(0.6 * dynamoWith);
+        assertThat(dynamoWithout).as("dynamo-kv without events, against %s with", dynamoWith).isGreaterThan(0.9 * dynamoWith);
         assertThat(kvrouteWithout).isGreaterThanOrEqualTo(0.9 * Bounds.compute(tenants, withEvents).prefixHitRateUpper());
     }
 

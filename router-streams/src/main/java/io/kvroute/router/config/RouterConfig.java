@@ -150,7 +150,7 @@ public final class RouterConfig {
         String prefix = s.matching(TOPIC_PREFIX, v -> v.matches("[A-Za-z0-9._-]+"), "must be letters, digits, '.', '_' or '-'");
         topics = new KvrouteTopics(prefix, KvrouteTopics.DEFAULT_PARTITIONS);
         applicationId = s.matching(APPLICATION_ID, v -> APP_ID.matcher(v).matches(), "must be letters, digits, '.', '_' or '-'");
-        policy = s.oneOf(POLICY, Policies.names());
+        policy = s.oneOf(POLICY, Policies.allNames());
         regions = regions(s);
         modelContextTokens = models(s);
         maxPromptTokens = s.intValue(MAX_PROMPT_TOKENS, 1, Integer.MAX_VALUE);

@@ -17,6 +17,9 @@ import java.util.Arrays;
  * <p>Each pair also carries until when the claim is worth trusting for a worker that reports its
  * cache in KV events ({@link #trustedMatch}): past that time the worker could have reported the
  * blocks, so its own events are the better source (they also say when it evicted them).
+ *
+ * <p>Each pair also keeps when it was last routed, for a reader that forgets claims after a
+ * time to live, as Dynamo's approximate mode does ({@link #routedSinceMatch}).
  */
 public final class ApproximatePrefixIndex {
     private static final int NIL = -1;
@@ -27,6 +30,7 @@ public final class ApproximatePrefixIndex {
     private long[] entryHash = new long[0];
     private int[] entryWorker = new int[0];
     private long[] entryTrustedUntilMs = new long[0];
+    private long[] entryRoutedAtMs = new long[0];
     private int[] prev = new int[0];
     private int[] next = new int[0];
     private int head = NIL;
@@ -54,7 +58,8 @@ public final class ApproximatePrefixIndex {
      * claim trusted until {@code trustedUntilMs} (routing a block there again extends it).
      * Recorded last block first: the first blocks, which every longer prompt shares, end up the
      * most recently routed (the last to be trimmed), and each block's trust is kept at least that
-     * of the block after it, which {@link #trustedMatch} relies on.
+     * of the block after it, which {@link #trustedMatch} relies on (likewise each block's last routing
+     * time, for {@link #routedSinceMatch}).
      */
     public void record(String workerId, long[] hashes, long nowMs, long trustedUntilMs) {
         int worker = WorkerIds.of(workerId);
@@ -62,12 +67,15 @@ public final class ApproximatePrefixIndex {
         entryOf.touch(hashes, worker);
         holders.touch(hashes, hashes.length);
         long trust = trustedUntilMs;
+        long routedAt = nowMs;
         for (int i = hashes.length - 1; i >= 0; i--) {
             long hash = hashes[i];
             int entry = entryOf.get(hash, worker);
             if (entry != PairTable.ABSENT) {
                 trust = Math.max(entryTrustedUntilMs[entry], trust);
                 entryTrustedUntilMs[entry] = trust;
+                routedAt = Math.max(entryRoutedAtMs[entry], routedAt);
+                entryRoutedAtMs[entry] = routedAt;
                 unlink(entry);
                 linkLast(entry);
                 continue;
@@ -79,6 +87,7 @@ public final class ApproximatePrefixIndex {
             entryHash[entry] = hash;
             entryWorker[entry] = worker;
             entryTrustedUntilMs[entry] = trust;
+            entryRoutedAtMs[entry] = routedAt;
             linkLast(entry);
             entryOf.put(hash, worker, entry);
             holders.add(hash, worker);
@@ -138,6 +147,41 @@ public final class ApproximatePrefixIndex {
         return entry != PairTable.ABSENT && entryTrustedUntilMs[entry] >= nowMs;
     }
 
+    /**
+     * Number of leading blocks, among the first {@code upTo} of {@code hashes} (which must all be
+     * routed to {@code workerId}: pass {@link #longestMatch}), last routed there at or after
+     * {@code sinceMs}: the match of an index whose entries expire a time to live after their last
+     * routing, routing again refreshing them. A block is never last routed before the blocks after
+     * it ({@link #record}), so this is a binary search, as in {@link #trustedMatch}.
+     */
+    public int routedSinceMatch(String workerId, long[] hashes, int upTo, long sinceMs) {
+        int worker = WorkerIds.find(workerId);
+        int limit = Math.min(upTo, hashes.length);
+        if (worker < 0 || limit == 0) {
+            return 0;
+        }
+        if (routedSince(hashes[limit - 1], worker, sinceMs)) {
+            return limit;
+        }
+        int low = 0;
+        int high = limit - 1;
+        // invariant: blocks below low were routed since sinceMs, the block at high was not
+        while (low < high) {
+            int mid = (low + high) >>> 1;
+            if (routedSince(hashes[mid], worker, sinceMs)) {
+                low = mid + 1;
+            } else {
+                high = mid;
+            }
+        }
+        return low;
+    }
+
+    private boolean routedSince(long hash, int worker, long sinceMs) {
+        int entry = entryOf.get(hash, worker);
+        return entry != PairTable.ABSENT && entryRoutedAtMs[entry] >= sinceMs;
+    }
+
     public int size() {
         return size;
     }
@@ -179,6 +223,7 @@ public final class ApproximatePrefixIndex {
             entryHash = Arrays.copyOf(entryHash, grown);
             entryWorker = Arrays.copyOf(entryWorker, grown);
             entryTrustedUntilMs = Arrays.copyOf(entryTrustedUntilMs, grown);
+            entryRoutedAtMs = Arrays.copyOf(entryRoutedAtMs, grown);
             prev = Arrays.copyOf(prev, grown);
             next = Arrays.copyOf(next, grown);
         }

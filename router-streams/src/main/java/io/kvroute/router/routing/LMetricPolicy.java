@@ -7,11 +7,13 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Baseline: LMetric, the product of this request's new prefill tokens on a worker (its prompt
- * tokens not cached there, by {@link RouterState#matchedBlocks}) and the worker's batch size
- * (running + waiting requests plus the router's pending ones). Lowest product wins, no weights.
- * An idle worker scores 0 whatever its cache, so ties go to fewer new prefill tokens, then the
- * smaller worker id.
+ * Baseline: LMetric as SGLang's model gateway ports it ({@code sgl-model-gateway/src/policies/lmetric.rs}):
+ * score = this request's new prefill tokens on a worker (its prompt tokens not cached there, by
+ * {@link RouterState#matchedBlocks}) × (the worker's batch size + 1), the batch being running +
+ * waiting requests plus the router's pending ones. Lowest score wins, no weights. The + 1 keeps the
+ * cache in the product on an idle worker: an idle worker holding the prompt beats an idle cold one
+ * (a bare product would score both 0). Ties go, as in the port, to the smaller batch, then fewer new
+ * prefill tokens, then the instance's tie-break order.
  */
 public final class LMetricPolicy implements RoutingPolicy {
     public static final String NAME = "lmetric";
@@ -24,6 +26,7 @@ public final class LMetricPolicy implements RoutingPolicy {
     public LMetricPolicy(RouterState state) {
         this.state = state;
         this.order = Comparator.comparingDouble(ScoredWorker::score)
+                .thenComparingDouble(s -> s.components().get("batch_size"))
                 .thenComparingDouble(s -> s.components().get("new_prefill_tokens"))
                 .thenComparing(ScoredWorker::workerId, state.tieBreak().workerIds());
     }
@@ -40,7 +43,7 @@ public final class LMetricPolicy implements RoutingPolicy {
         Map<String, Double> components = new LinkedHashMap<>();
         components.put("new_prefill_tokens", (double) newPrefill);
         components.put("batch_size", (double) batch);
-        return new ScoredWorker(worker, (double) newPrefill * batch, matched, components);
+        return new ScoredWorker(worker, (double) newPrefill * (batch + 1), matched, components);
     }
 
     @Override
@@ -51,7 +54,7 @@ public final class LMetricPolicy implements RoutingPolicy {
         List<ScoredWorker> ranked = ScoredWorker.rank(candidates, worker -> score(request, worker, nowMs), order);
         ScoredWorker best = ranked.get(0);
         return Optional.of(ScoredWorker.placement(state, ranked, nowMs, String.format(
-                "lowest new prefill x batch = %.0f x %.0f", best.components().get("new_prefill_tokens"),
+                "lowest new prefill x (batch + 1) = %.0f x (%.0f + 1)", best.components().get("new_prefill_tokens"),
                 best.components().get("batch_size"))));
     }
 }

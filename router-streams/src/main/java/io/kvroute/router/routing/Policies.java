@@ -1,5 +1,6 @@
 package io.kvroute.router.routing;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -7,12 +8,15 @@ import java.util.function.Function;
 
 /**
  * The routing policies known by name: kvroute's own ({@value KvAwarePolicy#NAME}, the default)
- * and the eight baselines of BASELINES.md, in that order.
+ * and the eight baselines of BASELINES.md, in that order ({@link #names()}, what {@code --policies all}
+ * runs); plus variants of a baseline under another configuration of its anchor, selectable by name
+ * but not part of {@link #names()} ({@link #variantNames()}: {@value SglangCacheAwarePolicy#LIBRARY_NAME}).
  */
 public final class Policies {
     public static final String DEFAULT = KvAwarePolicy.NAME;
 
     private static final Map<String, Function<RouterState, RoutingPolicy>> FACTORIES = new LinkedHashMap<>();
+    private static final Map<String, Function<RouterState, RoutingPolicy>> VARIANTS = new LinkedHashMap<>();
 
     static {
         FACTORIES.put(KvAwarePolicy.NAME, KvAwarePolicy::new);
@@ -24,6 +28,7 @@ public final class Policies {
         FACTORIES.put(GieWeightedPolicy.NAME, GieWeightedPolicy::new);
         FACTORIES.put(DynamoKvPolicy.NAME, DynamoKvPolicy::new);
         FACTORIES.put(LMetricPolicy.NAME, LMetricPolicy::new);
+        VARIANTS.put(SglangCacheAwarePolicy.LIBRARY_NAME, SglangCacheAwarePolicy::library);
     }
 
     private Policies() {
@@ -38,15 +43,27 @@ public final class Policies {
         return FACTORIES.keySet().stream().filter(n -> !n.equals(DEFAULT)).toList();
     }
 
+    /** Baselines under another configuration of their anchor, selectable by name, not run by {@code all}. */
+    public static List<String> variantNames() {
+        return List.copyOf(VARIANTS.keySet());
+    }
+
+    /** {@link #names()} then {@link #variantNames()}: every name {@link #create} accepts. */
+    public static List<String> allNames() {
+        List<String> all = new ArrayList<>(FACTORIES.keySet());
+        all.addAll(VARIANTS.keySet());
+        return List.copyOf(all);
+    }
+
     public static boolean exists(String name) {
-        return FACTORIES.containsKey(name);
+        return FACTORIES.containsKey(name) || VARIANTS.containsKey(name);
     }
 
     /** A new policy instance over {@code state}; throws {@link IllegalArgumentException} for an unknown name. */
     public static RoutingPolicy create(String name, RouterState state) {
-        Function<RouterState, RoutingPolicy> factory = FACTORIES.get(name);
+        Function<RouterState, RoutingPolicy> factory = FACTORIES.containsKey(name) ? FACTORIES.get(name) : VARIANTS.get(name);
         if (factory == null) {
-            throw new IllegalArgumentException("unknown routing policy '" + name + "', known: " + names());
+            throw new IllegalArgumentException("unknown routing policy '" + name + "', known: " + allNames());
         }
         return factory.apply(state);
     }

@@ -131,6 +131,16 @@ public final class RouterState {
         return kvEventIndex.longestMatch(worker.workerId(), request.hashes());
     }
 
+    /**
+     * Leading blocks of the request the router itself routed to the worker within the last
+     * {@code ttlMs} (each block counted from its latest routing there): the router's own record
+     * with entries expiring a time to live after they were last routed (Dynamo's approximate mode).
+     */
+    public int routedMatchWithin(WorkerSnapshot worker, RouteRequest request, long nowMs, long ttlMs) {
+        int routed = routedMatch(worker, request);
+        return routed == 0 ? 0 : prefixIndex.routedSinceMatch(worker.workerId(), request.hashes(), routed, nowMs - ttlMs);
+    }
+
     /** The larger of the two matches: a claim of the router's counts until the index evicts it, even after the worker has. */
     public int matchedBlocks(WorkerSnapshot worker, RouteRequest request) {
         return Math.max(routedMatch(worker, request), reportedMatch(worker, request));

@@ -62,6 +62,22 @@ class ApproximatePrefixIndexTest {
     }
 
     @Test
+    void shouldMatchOnlyBlocksLastRoutedSinceTheGivenTimeAndRefreshThemOnReRouting() {
+        ApproximatePrefixIndex index = new ApproximatePrefixIndex(100);
+        index.record("w-a", new long[] {1, 2, 3, 4}, 1_000);
+        index.record("w-a", new long[] {1, 2}, 5_000);
+        long[] prompt = {1, 2, 3, 4};
+
+        assertThat(index.routedSinceMatch("w-a", prompt, 4, 1_000)).isEqualTo(4);
+        assertThat(index.routedSinceMatch("w-a", prompt, 4, 1_001)).as("3 and 4 not routed since; 1 and 2 were").isEqualTo(2);
+        assertThat(index.routedSinceMatch("w-a", prompt, 4, 5_001)).isZero();
+        assertThat(index.routedSinceMatch("w-a", prompt, 1, 0)).as("never past upTo").isEqualTo(1);
+        assertThat(index.routedSinceMatch("w-b", prompt, 4, 0)).isZero();
+        index.record("w-a", new long[] {1, 2, 3}, 500);
+        assertThat(index.routedSinceMatch("w-a", prompt, 4, 1_001)).as("an older routing never moves a time back").isEqualTo(2);
+    }
+
+    @Test
     void shouldKeepEachBlocksTrustAtLeastThatOfTheBlocksAfterIt() {
         ApproximatePrefixIndex index = new ApproximatePrefixIndex(100);
         index.record("w-a", new long[] {2, 3}, 0, 2_000);

@@ -62,7 +62,9 @@ class BaselinePoliciesTest {
         assertThat(Policies.names()).containsExactly("kvroute", "round-robin", "least-queue", "seed-lowest-kv",
                 "power-of-two", "sglang-cache-aware", "gie-weighted", "dynamo-kv", "lmetric");
         assertThat(Policies.baselineNames()).hasSize(8).doesNotContain("kvroute");
-        for (String name : Policies.names()) {
+        assertThat(Policies.variantNames()).containsExactly("sglang-cache-aware-lib");
+        assertThat(Policies.allNames()).endsWith("lmetric", "sglang-cache-aware-lib");
+        for (String name : Policies.allNames()) {
             assertThat(Policies.create(name, new RouterState(Fleet.settings())).name()).isEqualTo(name);
         }
         assertThatThrownBy(() -> Policies.create("random", new RouterState(Fleet.settings())))
