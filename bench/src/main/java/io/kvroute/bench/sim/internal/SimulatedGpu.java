@@ -31,6 +31,8 @@ final class SimulatedGpu {
     final String region;
     final int slot;
     final long delayMs;
+    /** The engine profile this GPU runs (its pool's), by name without variants, e.g. {@code llama-8b-a100}. */
+    final String engineName;
     EngineCore core;
     int inTransit;
     boolean stepScheduled;
@@ -45,12 +47,14 @@ final class SimulatedGpu {
     private long lastPublishedMs;
     private long kvSequence;
 
-    SimulatedGpu(int index, String region, int slot, long delayMs, CostModel costModel, EngineLimits limits) {
+    SimulatedGpu(int index, String region, int slot, long delayMs, CostModel costModel, EngineLimits limits,
+                 String engineName) {
         this.index = index;
         this.workerId = region + "-gpu-" + slot;
         this.region = region;
         this.slot = slot;
         this.delayMs = delayMs;
+        this.engineName = engineName;
         this.core = new EngineCore(costModel, limits);
         this.costModel = costModel;
         this.limits = limits;
