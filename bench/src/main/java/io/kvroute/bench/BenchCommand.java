@@ -85,7 +85,9 @@ public final class BenchCommand implements Callable<Integer> {
             + "sglang-cache-aware-lib only by name).")
     String policies;
 
-    @Option(names = "--fleet", paramLabel = "SPEC", defaultValue = FleetSpec.DEFAULT, description = "Regions as name=gpus@delayMs,... (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--fleet", paramLabel = "SPEC", defaultValue = FleetSpec.DEFAULT, description = "Pools of GPUs as region=gpus@delayMs[:engine],... ; a pool "
+            + "without :engine runs --engine, and a region may hold pools of several engines at one delay, e.g. "
+            + "us-east=4@5:llama-8b-h100,us-east=2@5:llama-8b-a100 (default: ${DEFAULT-VALUE}).")
     String fleet;
 
     @Option(names = "--load-scale", paramLabel = "X", description = "Arrival-rate multiplier (default per format: mooncake " + DEFAULT_MOONCAKE_LOAD_SCALE
@@ -114,7 +116,9 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--telemetry-interval-ms", paramLabel = "MS", defaultValue = "250", description = "Worker telemetry interval (default: ${DEFAULT-VALUE}).")
     long telemetryIntervalMs;
 
-    @Option(names = "--engine", paramLabel = "PROFILE", defaultValue = "llama-8b-h100", description = "Simulated GPU: llama-8b-h100 or llama-70b-4xh100 (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--engine", paramLabel = "PROFILE", defaultValue = "llama-8b-h100", description = "Simulated GPU of pools that name none, and the router's TTFT model: "
+            + "llama-8b-h100, llama-8b-a100 or llama-70b-4xh100 (default: ${DEFAULT-VALUE}). --kv-blocks, --host-kv-blocks "
+            + "and --no-kv-events apply to every pool.")
     String engine;
 
     @Option(names = "--telemetry", paramLabel = "MODE", defaultValue = "observable", description = "What workers tell the router: "

@@ -4,7 +4,9 @@ import io.kvroute.bench.trace.TraceRequest;
 import io.kvroute.worker.engine.sim.CostModel;
 import io.kvroute.worker.engine.sim.EngineLimits;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -14,11 +16,13 @@ import java.util.Set;
  *   <li>{@code prefixHitRateUpper}: one infinite cache shared by the whole fleet; a prompt block
  *       is a hit if any earlier request of the trace had it. Token-weighted (a trailing partial
  *       block weighs its tokens).</li>
- *   <li>{@code ttftOracleMs}: each request alone on an idle GPU in the nearest region that holds
- *       every prefix block seen before: the engine's prefill time for the uncached part (chunks of
- *       the step token budget, each step's cost-model time rounded up to a ms as the engine
- *       does; one step = CostModel idle prefill for prompts within the budget) + dispatch latency
- *       + twice the smallest region delay. The engine's own caching rules apply (only whole
+ *   <li>{@code ttftOracleMs}: each request alone on an idle GPU that holds every prefix block seen
+ *       before, in the pool where that is fastest: dispatch latency + the least, over the fleet's
+ *       pools, of twice the pool's delay + its engine's prefill time for the uncached part (chunks
+ *       of the engine's step token budget, each step's cost-model time rounded up to a ms as the
+ *       engine does; one step = CostModel idle prefill for prompts within the budget). On a fleet
+ *       of one engine that is the nearest region; on a mixed fleet a request placed on a slower
+ *       pool than its best shows as excess. The engine's own caching rules apply (only whole
  *       page-aligned blocks are cached; a fully cached prompt recomputes its last block).</li>
  * </ul>
  */
@@ -42,9 +46,16 @@ public record Bounds(double prefixHitRateUpper, Latency ttftOracleMs) {
 
     /** Fills {@code oracle} with each request's oracle TTFT and returns the infinite-cache hit rate. */
     private static double walk(List<TraceRequest> trace, SimConfig config, long[] oracle) {
-        CostModel cost = config.engine().costModel();
-        EngineLimits limits = config.engine().limits();
-        long network = config.dispatchLatencyMs() + 2 * config.fleet().smallestDelayMs();
+        // each engine in the fleet at its nearest pool: the only candidates for a request's best
+        Map<EngineProfile, Long> nearest = new LinkedHashMap<>();
+        for (FleetSpec.Pool pool : config.fleet().pools()) {
+            nearest.merge(config.engineOf(pool), pool.delayMs(), Math::min);
+        }
+        EngineProfile[] engines = nearest.keySet().toArray(new EngineProfile[0]);
+        long[] network = new long[engines.length];
+        for (int e = 0; e < engines.length; e++) {
+            network[e] = config.dispatchLatencyMs() + 2 * nearest.get(engines[e]);
+        }
         Set<Long> seen = new HashSet<>();
         long promptTokens = 0;
         long hitTokens = 0;
@@ -65,7 +76,11 @@ public record Bounds(double prefixHitRateUpper, Latency ttftOracleMs) {
                 }
             }
             promptTokens += r.inputTokens();
-            oracle[i] = network + idlePrefillMs(cost, limits, r, leading);
+            long best = Long.MAX_VALUE;
+            for (int e = 0; e < engines.length; e++) {
+                best = Math.min(best, network[e] + idlePrefillMs(engines[e].costModel(), engines[e].limits(), r, leading));
+            }
+            oracle[i] = best;
             for (long block : blocks) {
                 seen.add(block);
             }

@@ -8,8 +8,10 @@ import java.util.stream.Collectors;
  * Everything a simulation run depends on besides the trace and the policy. Immutable; change a
  * field with its {@code withXxx} method. Defaults are public constants.
  *
- * @param fleet               regions, GPUs per region and their one-way delays
- * @param engine              the simulated GPU (step-time model and scheduler limits)
+ * @param fleet               regions, GPUs per region and their one-way delays, and each pool's engine if it names one
+ * @param engine              the simulated GPU (step-time model and scheduler limits) of pools that name none; its
+ *                            variants (KV pool, host tier, KV events) apply to every pool ({@link #engineOf}), and the
+ *                            router's TTFT model is this engine's
  * @param dispatchLatencyMs   decision to the worker consuming the dispatch record (Kafka EOS commit + poll)
  * @param telemetryIntervalMs a worker publishes telemetry (and KV events) at least this often
  * @param sloMs               TTFT service-level objective for goodput
@@ -61,6 +63,11 @@ public record SimConfig(FleetSpec fleet, EngineProfile engine, long dispatchLate
         return new SimConfig(FleetSpec.defaults(), EngineProfile.LLAMA_8B_H100, DEFAULT_DISPATCH_LATENCY_MS,
                 DEFAULT_TELEMETRY_INTERVAL_MS, DEFAULT_SLO_MS, DEFAULT_SEED, DEFAULT_PARK_RETRY_MS, DEFAULT_PARKED_MAX_MS,
                 RoutingSettings.defaults().withEngineModel(null), Routers.ONE, TelemetryMode.OBSERVABLE);
+    }
+
+    /** The engine a pool's GPUs run: the one it names, with the run engine's variants, or the run's engine. */
+    public EngineProfile engineOf(FleetSpec.Pool pool) {
+        return pool.engine() == null ? engine : EngineProfile.named(pool.engine()).withVariantsOf(engine);
     }
 
     public SimConfig withFleet(FleetSpec value) {

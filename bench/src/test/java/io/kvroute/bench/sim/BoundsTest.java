@@ -53,6 +53,57 @@ class BoundsTest {
         assertThat(String.format(java.util.Locale.ROOT, "%.3f", bounds.prefixHitRateUpper())).isEqualTo("0.651");
     }
 
+    @Test
+    void shouldKeepTheOracleOfAFleetOfOneEngineWhateverPoolsItIsWrittenIn() {
+        List<TraceRequest> trace = SimTraces.mooncake(800);
+        long[] defaults = Bounds.oracleTtftsMs(trace, SimConfig.defaults());
+
+        for (String fleet : List.of("us-east=6@5:llama-8b-h100,eu-west=2@40:llama-8b-h100",
+                "us-east=3@5,us-east=3@5:llama-8b-h100,eu-west=2@40", "x=1@5")) {
+            assertThat(Bounds.oracleTtftsMs(trace, SimConfig.defaults().withFleet(FleetSpec.parse(fleet)))).as(fleet)
+                    .containsExactly(defaults);
+        }
+        // the rule before pools: the run's engine in the nearest region
+        TraceRequest first = trace.get(0);
+        assertThat(defaults[0]).isEqualTo(SimConfig.DEFAULT_DISPATCH_LATENCY_MS + 2 * 5
+                + Bounds.idlePrefillMs(CostModel.llama8bH100(), SimConfig.defaults().engine().limits(), first, 0));
+    }
+
+    @Test
+    void shouldTakeTheBestPoolOfAMixedFleetForEachRequest() {
+        SimConfig mixed = config.withFleet(FleetSpec.parse("near=1@5:llama-8b-a100,far=1@40:llama-8b-h100"));
+        EngineProfile a100 = EngineProfile.LLAMA_8B_A100;
+        EngineProfile h100 = EngineProfile.LLAMA_8B_H100;
+        TraceRequest shortPrompt = new TraceRequest(0, 200, 1, new long[] {1}, 512);
+        TraceRequest longPrompt = new TraceRequest(10, 8_000, 1, new long[] {11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26}, 512);
+
+        long[] oracle = Bounds.oracleTtftsMs(List.of(shortPrompt, longPrompt), mixed);
+
+        long shortNear = 20 + 2 * 5 + Bounds.idlePrefillMs(a100.costModel(), a100.limits(), shortPrompt, 0);
+        long shortFar = 20 + 2 * 40 + Bounds.idlePrefillMs(h100.costModel(), h100.limits(), shortPrompt, 0);
+        long longNear = 20 + 2 * 5 + Bounds.idlePrefillMs(a100.costModel(), a100.limits(), longPrompt, 0);
+        long longFar = 20 + 2 * 40 + Bounds.idlePrefillMs(h100.costModel(), h100.limits(), longPrompt, 0);
+        assertThat(shortNear).isLessThan(shortFar); // a short prompt is best on the near, slower GPU
+        assertThat(longFar).isLessThan(longNear); // a long one is worth the ocean to the faster GPU
+        assertThat(oracle).containsExactly(shortNear, longFar);
+    }
+
+    @Test
+    void shouldBeAPerRequestLowerBoundOnAMixedFleet() {
+        SimConfig mixed = SimConfig.defaults()
+                .withFleet(FleetSpec.parse("us-east=2@5:llama-8b-h100,us-east=2@5:llama-8b-a100,eu-west=1@40:llama-8b-h100"));
+        List<TraceRequest> trace = TenantWorkload.generate(TenantWorkload.Spec.llmdDefaults(300, 20, 7));
+        long[] oracle = Bounds.oracleTtftsMs(trace, mixed);
+        for (String policy : List.of("round-robin", "kvroute", "dynamo-kv")) {
+            PolicyResult result = Simulator.run(policy, trace, mixed);
+            assertThat(result.completed()).as(policy).isEqualTo(trace.size());
+            long[] ttfts = result.ttftsMs();
+            for (int i = 0; i < trace.size(); i++) {
+                assertThat(ttfts[i]).as("%s request %d", policy, i).isGreaterThanOrEqualTo(oracle[i]);
+            }
+        }
+    }
+
     /** What makes a p99 target below the oracle's p99 out of any policy's reach (QualityVerdict). */
     @Test
     void shouldBeAPerRequestLowerBoundOnEveryPolicysTtft() {

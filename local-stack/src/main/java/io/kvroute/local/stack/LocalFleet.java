@@ -21,10 +21,17 @@ public final class LocalFleet {
         if (spec == null || spec.isBlank()) {
             return FleetSpec.parse(spec);
         }
-        return FleetSpec.parse(Arrays.stream(spec.split(","))
+        FleetSpec fleet = FleetSpec.parse(Arrays.stream(spec.split(","))
                 .map(String::trim)
                 .filter(part -> !part.isEmpty())
                 .map(part -> part.contains("@") ? part : part + "@0")
                 .collect(Collectors.joining(",")));
+        for (FleetSpec.Pool pool : fleet.pools()) {
+            if (pool.engine() != null) {
+                throw new IllegalArgumentException("fleet part '" + pool + "': the local stack's workers run one engine; "
+                        + "a pool's :engine is for the bench's simulator");
+            }
+        }
+        return fleet;
     }
 }

@@ -24,8 +24,17 @@ public record TtftModel(double t0Ms, double aMsPerToken, double kMsPerTokenPair,
      */
     public static final TtftModel LLAMA_70B_4XH100 = new TtftModel(12.6, 0.076, 1.6e-6, 0.0044, 4.8e-5, 8_192,
             80 * 1024 * 1000.0 / 25e9);
+    /**
+     * Llama-3.1-8B on one A100-80GB, as the simulated engine's {@code CostModel.llama8bA100()}: t0 and a
+     * from inference-sim's A100-80 fit (vLLM 0.8.4), k and b the H100's times the BF16 peak ratio
+     * 989.5 / 312, v times the HBM ratio 3.35 / 2.039; vLLM's 2,048-token step budget on an A100; h:
+     * 128 KiB over PCIe 4.0 x16 at an effective 12.5 GB/s.
+     */
+    public static final TtftModel LLAMA_8B_A100 = new TtftModel(16.44, 0.0478, 1.3e-6 * 989.5 / 312.0,
+            0.0044 * 989.5 / 312.0, 7.6e-5 * 3.35 / 2.039, 2_048, 128 * 1024 * 1000.0 / 12.5e9);
     /** The models by the name {@code router.engine.model} and the bench's {@code --engine} give them. */
-    public static final Map<String, TtftModel> NAMED = Map.of("llama-8b-h100", LLAMA_8B_H100, "llama-70b-4xh100", LLAMA_70B_4XH100);
+    public static final Map<String, TtftModel> NAMED = Map.of("llama-8b-h100", LLAMA_8B_H100, "llama-8b-a100", LLAMA_8B_A100,
+            "llama-70b-4xh100", LLAMA_70B_4XH100);
 
     /** The model of that name; an unknown name fails with the known ones. */
     public static TtftModel named(String name) {

@@ -71,7 +71,7 @@ public record WorkerSnapshot(
     WorkerSnapshot withKvUse(long blocksUsed, double usage) {
         return new WorkerSnapshot(workerId, region, models, ownedPartitions, kvBlocksTotal, blocksUsed, kvBlockTokens, usage,
                 running, waiting, runningPrefill, runningDecode, queuedPrefillTokens, queuedPrefillAttention, maxRunning,
-                prefixHitRate, tokensPerSecond, status, observedAtMs, rateLimitedUntilMs);
+                prefixHitRate, tokensPerSecond, status, observedAtMs, rateLimitedUntilMs, pool, observed);
     }
 
     public long ageMs(long nowMs) {

@@ -32,11 +32,14 @@ final class SimulatedGpu {
 
     final int index;
     final String workerId;
-    /** The engine profile's name: the pool the worker's telemetry names. */
-    final String engineName;
     final String region;
     final int slot;
     final long delayMs;
+    /**
+     * The engine profile this GPU runs (its pool's), by name without variants, e.g. {@code llama-8b-a100}: the pool its
+     * telemetry names.
+     */
+    final String engineName;
     EngineCore core;
     /** The worker's own record of what it handed to the engine and what came back. */
     ObservedRequests observed = new ObservedRequests();
@@ -53,13 +56,14 @@ final class SimulatedGpu {
     private long lastPublishedMs;
     private long kvSequence;
 
-    SimulatedGpu(int index, String region, int slot, long delayMs, CostModel costModel, EngineLimits limits, String engineName) {
+    SimulatedGpu(int index, String region, int slot, long delayMs, CostModel costModel, EngineLimits limits,
+                 String engineName) {
         this.index = index;
         this.workerId = region + "-gpu-" + slot;
-        this.engineName = engineName;
         this.region = region;
         this.slot = slot;
         this.delayMs = delayMs;
+        this.engineName = engineName;
         this.core = new EngineCore(costModel, limits);
         this.costModel = costModel;
         this.limits = limits;

@@ -1,6 +1,7 @@
 package io.kvroute.bench.sim.internal;
 
 import io.kvroute.bench.sim.Conditions;
+import io.kvroute.bench.sim.EngineProfile;
 import io.kvroute.bench.sim.EstimateError;
 import io.kvroute.bench.sim.FleetSpec;
 import io.kvroute.bench.sim.Latency;
@@ -39,6 +40,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -162,15 +164,19 @@ public final class SimulationRun {
         Arrays.fill(firstTokenAtMs, NOT_YET);
         Arrays.fill(doneAtMs, NOT_YET);
         this.telemetryPeriodMs = Math.max(1, config.telemetryIntervalMs() / SimulatedGpu.CHECKS_PER_INTERVAL);
-        for (FleetSpec.Region region : config.fleet().regions()) {
-            SimulatedGpu[] slots = new SimulatedGpu[region.gpus()];
-            for (int slot = 0; slot < region.gpus(); slot++) {
-                slots[slot] = new SimulatedGpu(gpus.size(), region.name(), slot, region.delayMs(),
-                        config.engine().costModel(), config.engine().limits(), config.engine().poolName());
-                gpus.add(slots[slot]);
+        // a region's slots (its dispatch partitions) run across its pools in the order the fleet lists them
+        Map<String, List<SimulatedGpu>> slotsByRegion = new LinkedHashMap<>();
+        for (FleetSpec.Pool pool : config.fleet().pools()) {
+            EngineProfile engine = config.engineOf(pool);
+            List<SimulatedGpu> slots = slotsByRegion.computeIfAbsent(pool.region(), r -> new ArrayList<>());
+            for (int i = 0; i < pool.gpus(); i++) {
+                SimulatedGpu gpu = new SimulatedGpu(gpus.size(), pool.region(), slots.size(), pool.delayMs(),
+                        engine.costModel(), engine.limits(), engine.baseName());
+                slots.add(gpu);
+                gpus.add(gpu);
             }
-            gpusByRegion.put(region.name(), slots);
         }
+        slotsByRegion.forEach((region, slots) -> gpusByRegion.put(region, slots.toArray(new SimulatedGpu[0])));
         for (int i = 0; i < gpus.size(); i++) {
             inFlight.add(new LinkedHashSet<>());
         }
@@ -639,6 +645,11 @@ public final class SimulationRun {
         if (outstanding > 0) {
             schedule(now + conditions.failoverCheckMs(), Event.Kind.FAILOVER_CHECK, -1, -1, null);
         }
+    }
+
+    /** The simulated GPUs in fleet order (for tests of this package). */
+    List<SimulatedGpu> gpus() {
+        return List.copyOf(gpus);
     }
 
     /** What happened to each request; call after {@link #run()}. */

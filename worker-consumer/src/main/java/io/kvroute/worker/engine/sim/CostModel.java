@@ -38,6 +38,36 @@ public record CostModel(double stepOverheadMs, double perPrefillTokenMs, double 
     public static final double LLAMA_8B_PCIE5_HOST_LOAD_TOKEN_MS =
             hostLoadMsPerToken(LLAMA_8B_KV_BYTES_PER_TOKEN, PCIE5_X16_EFFECTIVE_BYTES_PER_SECOND);
 
+    /**
+     * Effective host-to-device bandwidth of PCIe 4.0 x16 (the A100's link; 32 GB/s raw per
+     * direction, half of PCIe 5.0): half of {@link #PCIE5_X16_EFFECTIVE_BYTES_PER_SECOND} [derived].
+     */
+    public static final double PCIE4_X16_EFFECTIVE_BYTES_PER_SECOND = PCIE5_X16_EFFECTIVE_BYTES_PER_SECOND / 2;
+    /** Dense BF16 peak of an H100 SXM and an A100 SXM, TFLOP/s (inference-sim's hardware_config.json, NVIDIA datasheets) [read]. */
+    public static final double H100_BF16_TFLOPS = 989.5;
+    public static final double A100_BF16_TFLOPS = 312.0;
+    /** HBM bandwidth of an H100 SXM (HBM3) and an A100-80GB SXM (HBM2e), TB/s (same sources) [read]. */
+    public static final double H100_HBM_TBPS = 3.35;
+    public static final double A100_HBM_TBPS = 2.039;
+    /**
+     * Llama-3.1-8B on one A100-80GB. T0 and a are inference-sim's blackbox fit for
+     * meta-llama/llama-3.1-8b-instruct, A100-80, TP 1, vLLM 0.8.4 (defaults.yaml, beta_coeffs
+     * [16441.5 µs, 47.84 µs/token, 18.21 µs/decode token]; removed from that file in April 2026,
+     * commit 90522ded) [read], as the H100 profile takes T0 and a from its H100 fit. The physics
+     * terms are the H100's scaled by the hardware: k (attention) and b (per decode sequence) are
+     * compute-bound, times 989.5 / 312 = 3.17; v (KV read in decode) is memory-bound, times
+     * 3.35 / 2.039 = 1.64 [derived]. h: 128 KiB per token over PCIe 4.0 x16 at an effective
+     * 12.5 GB/s = 10.5 µs [derived]. Idle 1k-token prefill step ≈ 66 ms (H100 27 ms); decode step at
+     * batch 1 ≈ 16.5 ms (H100 6.6 ms), above the 10.7 ms the bandwidth ratio alone gives the H100's T0.
+     */
+    public static final double LLAMA_8B_A100_T0_MS = 16.44;
+    public static final double LLAMA_8B_A100_PREFILL_TOKEN_MS = 0.0478;
+    public static final double LLAMA_8B_A100_ATTENTION_MS = LLAMA_8B_H100_ATTENTION_MS * H100_BF16_TFLOPS / A100_BF16_TFLOPS;
+    public static final double LLAMA_8B_A100_DECODE_SEQUENCE_MS = LLAMA_8B_H100_DECODE_SEQUENCE_MS * H100_BF16_TFLOPS / A100_BF16_TFLOPS;
+    public static final double LLAMA_8B_A100_DECODE_CONTEXT_TOKEN_MS = LLAMA_8B_H100_DECODE_CONTEXT_TOKEN_MS * H100_HBM_TBPS / A100_HBM_TBPS;
+    public static final double LLAMA_8B_PCIE4_HOST_LOAD_TOKEN_MS =
+            hostLoadMsPerToken(LLAMA_8B_KV_BYTES_PER_TOKEN, PCIE4_X16_EFFECTIVE_BYTES_PER_SECOND);
+
     public CostModel {
         if (!(speed > 0)) {
             throw new IllegalArgumentException("speed must be positive, was " + speed);
@@ -75,6 +105,13 @@ public record CostModel(double stepOverheadMs, double perPrefillTokenMs, double 
         return new CostModel(LLAMA_8B_H100_T0_MS, LLAMA_8B_H100_PREFILL_TOKEN_MS, LLAMA_8B_H100_ATTENTION_MS,
                 LLAMA_8B_H100_DECODE_SEQUENCE_MS, LLAMA_8B_H100_DECODE_CONTEXT_TOKEN_MS, speed,
                 LLAMA_8B_PCIE5_HOST_LOAD_TOKEN_MS);
+    }
+
+    /** Llama-3.1-8B on one A100-80GB: see {@link #LLAMA_8B_A100_T0_MS}. */
+    public static CostModel llama8bA100() {
+        return new CostModel(LLAMA_8B_A100_T0_MS, LLAMA_8B_A100_PREFILL_TOKEN_MS, LLAMA_8B_A100_ATTENTION_MS,
+                LLAMA_8B_A100_DECODE_SEQUENCE_MS, LLAMA_8B_A100_DECODE_CONTEXT_TOKEN_MS, 1.0,
+                LLAMA_8B_PCIE4_HOST_LOAD_TOKEN_MS);
     }
 
     /** The attention work {@code n·(c + n/2)} of prefilling {@code newTokens} after {@code computedTokens}. */
