@@ -14,6 +14,7 @@ import io.kvroute.bench.sim.PolicyResult;
 import io.kvroute.bench.sim.SimConfig;
 import io.kvroute.bench.sim.TelemetryMode;
 import io.kvroute.bench.sim.Simulator;
+import io.kvroute.bench.trace.ConversationWorkload;
 import io.kvroute.bench.trace.TenantResidency;
 import io.kvroute.bench.trace.TenantWorkload;
 import io.kvroute.bench.trace.TraceRequest;
@@ -75,10 +76,11 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--trace", paramLabel = "PATH", description = "Trace file (Mooncake JSONL or Azure CSV); not needed for --format tenants.")
     Path trace;
 
-    @Option(names = "--format", paramLabel = "FORMAT", description = "mooncake, azure or tenants (default: from the file name: .csv = azure, else mooncake).")
+    @Option(names = "--format", paramLabel = "FORMAT", description = "mooncake, azure, tenants or conversation (default: from the file name: .csv = azure, else mooncake).")
     String format;
 
-    @Option(names = "--requests", paramLabel = "N", description = "Use the first N requests of the trace (tenants: generate N, default " + DEFAULT_TENANT_REQUESTS + ").")
+    @Option(names = "--requests", paramLabel = "N", description = "Use the first N requests of the trace (tenants: generate N, default " + DEFAULT_TENANT_REQUESTS
+            + "; conversation: N turns, default " + ConversationWorkload.DEFAULT_REQUESTS + ").")
     Integer requests;
 
     @Option(names = "--policies", paramLabel = "all|a,b", defaultValue = "all", description = "Policies to compare (default: all: kvroute and the eight baselines of BASELINES.md; variants such as "
@@ -91,7 +93,7 @@ public final class BenchCommand implements Callable<Integer> {
     String fleet;
 
     @Option(names = "--load-scale", paramLabel = "X", description = "Arrival-rate multiplier (default per format: mooncake " + DEFAULT_MOONCAKE_LOAD_SCALE
-            + ", azure " + DEFAULT_AZURE_LOAD_SCALE + ", tenants " + DEFAULT_TENANTS_LOAD_SCALE + ").")
+            + ", azure " + DEFAULT_AZURE_LOAD_SCALE + ", tenants " + DEFAULT_TENANTS_LOAD_SCALE + ", conversation 1.0).")
     Double loadScale;
 
     @Option(names = "--seed", paramLabel = "N", defaultValue = "42", description = "Seed of randomised policies, telemetry phases and generated workloads (default: ${DEFAULT-VALUE}).")
@@ -167,6 +169,10 @@ public final class BenchCommand implements Callable<Integer> {
 
     private TenantResidency residency = TenantResidency.NONE;
 
+    @Option(names = "--session-rate", paramLabel = "PER_S", description = "conversation format: new sessions per second before "
+            + "load scaling (default: " + ConversationWorkload.Spec.DEFAULT_SESSIONS_PER_SECOND + "; docs/bench/conversation.md).")
+    Double sessionRate;
+
     @Option(names = "--threads", paramLabel = "N", defaultValue = "2", description = "Policies simulated in parallel (default: ${DEFAULT-VALUE}).")
     int threads;
 
@@ -209,7 +215,7 @@ public final class BenchCommand implements Callable<Integer> {
             Map<String, PolicyResult> results = Simulator.runAll(names, requestsToRun, config, threads);
             Bounds bounds = Bounds.compute(requestsToRun, config);
             double seconds = (System.nanoTime() - started) / 1e9;
-            BenchReport report = new BenchReport(fmt.equals("tenants") ? generatedName() : trace.toString(), fmt, requestsToRun.size(),
+            BenchReport report = new BenchReport(Traces.GENERATED.contains(fmt) ? generatedName() : trace.toString(), fmt, requestsToRun.size(),
                     config.fleet().toString(), config.engine().name(), scale, runSeed, sloMs, config.routing().candidateSampleSize(),
                     results, bounds, config.telemetry().label(), routerEngine);
             reports.add(report);
@@ -312,13 +318,13 @@ public final class BenchCommand implements Callable<Integer> {
             if (!Traces.FORMATS.contains(f)) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--format must be one of " + Traces.FORMATS + ", was '" + format + "'");
             }
-            if (!f.equals("tenants") && trace == null) {
+            if (!Traces.GENERATED.contains(f) && trace == null) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--trace is required for --format " + f);
             }
             return f;
         }
         if (trace == null) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--trace is required unless --format tenants");
+            throw new CommandLine.ParameterException(spec.commandLine(), "--trace is required unless --format tenants or conversation");
         }
         return trace.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".csv") ? "azure" : "mooncake";
     }
@@ -327,11 +333,17 @@ public final class BenchCommand implements Callable<Integer> {
         return switch (format) {
             case "azure" -> DEFAULT_AZURE_LOAD_SCALE;
             case "tenants" -> DEFAULT_TENANTS_LOAD_SCALE;
+            case "conversation" -> 1.0;
             default -> DEFAULT_MOONCAKE_LOAD_SCALE;
         };
     }
 
     private List<TraceRequest> loadTrace(String fmt, long runSeed) {
+        if (fmt.equals("conversation")) {
+            ConversationWorkload.Spec conversation = ConversationWorkload.Spec.defaults(
+                    requests != null ? requests : ConversationWorkload.DEFAULT_REQUESTS, runSeed);
+            return ConversationWorkload.generate(sessionRate == null ? conversation : conversation.withSessionsPerSecond(sessionRate));
+        }
         if (fmt.equals("tenants")) {
             int n = requests != null ? requests : DEFAULT_TENANT_REQUESTS;
             TenantWorkload.Spec defaults = TenantWorkload.Spec.llmdDefaults(n, tenantRate, runSeed);

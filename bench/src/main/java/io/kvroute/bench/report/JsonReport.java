@@ -16,7 +16,8 @@ import java.util.List;
 /**
  * The bench report as JSON: top level {@code trace, format, requests, fleet, engine, load_scale,
  * seed, slo_ms, candidate_sample_size}, then {@code policies} (name → completed, rejected, failed,
- * ttft_ms {p50,p90,p99,mean}, e2e_ms {p50,p99,mean}, prefix_hit_rate, preemptions, goodput_rps, throughput_tokens_s,
+ * ttft_ms {p50,p90,p99,mean}, e2e_ms {p50,p99,mean}, ttft_excess_ms {p50,p90,p99,mean} (each served request's TTFT
+ * minus its own oracle TTFT), slowdown {p50,p99} (TTFT / own oracle TTFT), prefix_hit_rate, preemptions, goodput_rps, throughput_tokens_s,
  * makespan_s, gpu_busy, parked, requests_per_region and, for a policy that estimates TTFT, ttft_estimate_error_ms
  * {bias, mean_abs, p90_abs, decisions}), {@code bounds} (prefix_hit_rate_upper, ttft_oracle_ms {p50,p90,p99,mean}) and,
  * when kvroute ran with a baseline, {@code verdict} on the routing-quality claim ({@link QualityVerdict}). Several seeds: {@code {"runs": [...]}}.
@@ -94,6 +95,10 @@ public final class JsonReport {
         node.put("failed", r.failed());
         latency(node.putObject("ttft_ms"), r.ttftMs(), true);
         latency(node.putObject("e2e_ms"), r.e2eMs(), false);
+        latency(node.putObject("ttft_excess_ms"), r.ttftExcessMs(), true);
+        ObjectNode slowdown = node.putObject("slowdown");
+        slowdown.put("p50", round(r.slowdown().p50(), 3));
+        slowdown.put("p99", round(r.slowdown().p99(), 3));
         node.put("prefix_hit_rate", round(r.prefixHitRate(), 4));
         node.put("preemptions", r.preemptions());
         node.put("goodput_rps", round(r.goodputRps(), 3));

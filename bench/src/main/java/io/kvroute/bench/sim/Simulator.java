@@ -30,7 +30,7 @@ public final class Simulator {
         if (!Policies.exists(policy)) {
             throw new IllegalArgumentException("unknown routing policy '" + policy + "', known: " + Policies.names());
         }
-        return new SimulationRun(policy, trace, config, observer).run();
+        return new SimulationRun(policy, trace, config, observer).run().withOracle(Bounds.oracleTtftsMs(trace, config));
     }
 
     /** A run under a scenario's {@link Conditions}: the usual result and what happened to each request. */
@@ -43,7 +43,7 @@ public final class Simulator {
             throw new IllegalArgumentException("unknown routing policy '" + policy + "', known: " + Policies.names());
         }
         SimulationRun run = new SimulationRun(policy, trace, config, observer, conditions);
-        PolicyResult result = run.run();
+        PolicyResult result = run.run().withOracle(Bounds.oracleTtftsMs(trace, config));
         return new Outcome(result, run.log());
     }
 

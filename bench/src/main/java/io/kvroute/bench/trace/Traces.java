@@ -6,7 +6,9 @@ import java.util.Locale;
 
 /** Loads a trace by format name, and rescales arrival times. */
 public final class Traces {
-    public static final List<String> FORMATS = List.of("mooncake", "azure", "tenants");
+    public static final List<String> FORMATS = List.of("mooncake", "azure", "tenants", "conversation");
+    /** Formats the bench generates instead of reading a file. */
+    public static final List<String> GENERATED = List.of("tenants", "conversation");
 
     private Traces() {
     }

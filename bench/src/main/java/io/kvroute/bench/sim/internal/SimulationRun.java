@@ -678,6 +678,7 @@ public final class SimulationRun {
         long lastDone = firstArrival;
         long withinSlo = 0;
         long[] ttfts = new long[trace.size()];
+        int[] servedIndex = new int[trace.size()];
         long[] e2es = new long[trace.size()];
         double[] estimateErrors = new double[trace.size()];
         int estimated = 0;
@@ -689,6 +690,7 @@ public final class SimulationRun {
             } else if (doneAtMs[i] != NOT_YET) {
                 TraceRequest r = trace.get(i);
                 ttfts[completed] = firstTokenAtMs[i] - r.arrivalMs();
+                servedIndex[completed] = i;
                 e2es[completed] = doneAtMs[i] - r.arrivalMs();
                 if (!Double.isNaN(estimatedTtftMs[i])) {
                     estimateErrors[estimated++] = firstTokenAtMs[i] - placedAtMs[i] - config.dispatchLatencyMs() - estimatedTtftMs[i];
@@ -709,7 +711,8 @@ public final class SimulationRun {
                 Latency.of(Arrays.copyOf(e2es, completed)), ttft, promptTokens == 0 ? 0.0 : (double) cached / promptTokens,
                 preemptions, completed == 0 ? 0.0 : withinSlo / makespanS, completed == 0 ? 0.0 : outputTokens / makespanS,
                 completed == 0 ? 0.0 : makespanS, requestsPerRegion, parkedEver,
-                busyMs / (gpus.size() * makespanS * 1000.0), EstimateError.of(Arrays.copyOf(estimateErrors, estimated)));
+                busyMs / (gpus.size() * makespanS * 1000.0), EstimateError.of(Arrays.copyOf(estimateErrors, estimated)),
+                Arrays.copyOf(servedIndex, completed), Latency.EMPTY, io.kvroute.bench.sim.Slowdown.EMPTY);
     }
 
     private record Parked(int index, long parkedAtMs) {
