@@ -7,6 +7,7 @@ import io.kvroute.schemas.v1.WorkerStatus;
 import io.kvroute.schemas.v1.WorkerTelemetry;
 import java.io.IOException;
 import java.util.List;
+import java.util.Set;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaCompatibility;
 import org.apache.avro.SchemaCompatibility.SchemaCompatibilityType;
@@ -21,13 +22,17 @@ import org.junit.jupiter.api.Test;
 class WorkerTelemetryEvolutionTest {
     private static final String TOPIC = "kvroute.worker-telemetry";
 
+    /** Fields added after the first release of the schema: an older worker writes none of them. */
+    private static final Set<String> ADDED = Set.of("queuedPrefillAttention", "pool", "owedPrefillTokens", "owedPrefillRequests",
+            "decodingContextTokens", "recentTtftMs", "decodeMsPerToken");
+
     @Test
-    void shouldReadTelemetryWrittenWithoutTheQueuedPrefillAttentionAsNotReported() throws IOException {
+    void shouldReadTelemetryWrittenWithoutTheFieldsAddedSinceAsNotReported() throws IOException {
         Schema current = WorkerTelemetry.getClassSchema();
         Schema before = Schema.createRecord(current.getName(), current.getDoc(), current.getNamespace(), false,
-                current.getFields().stream().filter(f -> !f.name().equals("queuedPrefillAttention"))
+                current.getFields().stream().filter(f -> !ADDED.contains(f.name()))
                         .map(f -> new Schema.Field(f, f.schema())).toList());
-        assertThat(before.getFields()).hasSize(current.getFields().size() - 1);
+        assertThat(before.getFields()).hasSize(current.getFields().size() - ADDED.size());
         assertThat(SchemaCompatibility.checkReaderWriterCompatibility(current, before).getType())
                 .as("a new router reads an old worker's telemetry").isEqualTo(SchemaCompatibilityType.COMPATIBLE);
         assertThat(SchemaCompatibility.checkReaderWriterCompatibility(before, current).getType())
@@ -60,6 +65,12 @@ class WorkerTelemetryEvolutionTest {
 
         assertThat(read.getQueuedPrefillTokens()).isEqualTo(4_000L);
         assertThat(read.getQueuedPrefillAttention()).as("not reported").isZero();
+        assertThat(read.getPool()).as("no pool named").isEmpty();
+        assertThat(read.getOwedPrefillTokens()).isZero();
+        assertThat(read.getOwedPrefillRequests()).isZero();
+        assertThat(read.getDecodingContextTokens()).isZero();
+        assertThat(read.getRecentTtftMs()).isZero();
+        assertThat(read.getDecodeMsPerToken()).isZero();
         assertThat(read.getStatus()).isEqualTo(WorkerStatus.HEALTHY);
     }
 }
