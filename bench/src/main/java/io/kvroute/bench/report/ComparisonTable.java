@@ -53,6 +53,8 @@ public final class ComparisonTable {
                 out.append(String.format(Locale.ROOT, "%s's own TTFT estimates (realized minus estimated, dispatch latency left out, "
                                 + "%d decisions): bias %+.1f ms, mean absolute %.1f ms, 90%% within %.0f ms%n",
                         r.policy(), e.decisions(), e.biasMs(), e.meanAbsMs(), e.p90AbsMs()));
+                out.append(String.format(Locale.ROOT, "  over the run, bias by tenth of the decisions: %s ms%n",
+                        String.join(" ", e.biasByTenthMs().stream().map(v -> String.format(Locale.ROOT, "%+.0f", v)).toList())));
             }
         }
         out.append("latencies in ms as the user sees them (dispatch + network both ways + queueing + prefill); "

@@ -115,6 +115,8 @@ public final class JsonReport {
             e.put("mean_abs", round(error.meanAbsMs(), 1));
             e.put("p90_abs", round(error.p90AbsMs(), 1));
             e.put("decisions", error.decisions());
+            error.biasByTenthMs().forEach(v -> e.withArray("bias_by_tenth").add(round(v, 1)));
+            error.meanAbsByTenthMs().forEach(v -> e.withArray("mean_abs_by_tenth").add(round(v, 1)));
         }
         return node;
     }

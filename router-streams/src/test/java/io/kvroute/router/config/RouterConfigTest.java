@@ -74,12 +74,14 @@ class RouterConfigTest {
     }
 
     @Test
-    void shouldEstimateWithTheEngineModelItIsToldTheWorkersRun() {
-        assertThat(RouterConfig.from(Settings.of(minimal())).routing().engineModel()).isEqualTo(TtftModel.LLAMA_8B_H100);
+    void shouldStartFromTheEngineProfileItIsToldOrFromNone() {
+        assertThat(RouterConfig.from(Settings.of(minimal())).routing().engineModel()).as("learns from nothing").isNull();
+        assertThat(with(RouterConfig.ENGINE_MODEL, "none").routing().engineModel()).isNull();
+        assertThat(with(RouterConfig.ENGINE_MODEL, "llama-8b-h100").routing().engineModel()).isEqualTo(TtftModel.LLAMA_8B_H100);
         assertThat(with(RouterConfig.ENGINE_MODEL, "llama-70b-4xh100").routing().engineModel()).isEqualTo(TtftModel.LLAMA_70B_4XH100);
         assertThatThrownBy(() -> with(RouterConfig.ENGINE_MODEL, "llama-405b"))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("router.engine.model").hasMessageContaining("llama-405b")
-                .hasMessageContaining("llama-70b-4xh100");
+                .hasMessageContaining("llama-70b-4xh100").hasMessageContaining("none");
     }
 
     @Test
