@@ -191,6 +191,47 @@ class BenchCommandTest {
         assertThat(run.err()).contains("noisy-neighbour");
     }
 
+    @Test
+    void shouldLabelWhatTheRouterKnewAndJudgeOnlyObservableRuns() throws Exception {
+        Path observable = dir.resolve("observable.json");
+        Path whiteBox = dir.resolve("white-box.json");
+        String[] common = {"--format", "tenants", "--requests", "300", "--tenant-rate", "20", "--policies", "kvroute,round-robin",
+            "--fleet", "a=2@5"};
+
+        Run plain = run(concat(common, "--json", observable.toString()));
+        Run told = run(concat(common, "--json", whiteBox.toString(), "--telemetry", "white-box", "--router-engine", "llama-8b-h100"));
+
+        assertThat(plain.exitCode()).as(plain.err()).isZero();
+        assertThat(told.exitCode()).as(told.err()).isZero();
+        assertThat(plain.out()).contains("telemetry observable, router engine none", "kvroute vs best baselines");
+        assertThat(told.out()).contains("telemetry white-box (WHITE-BOX", "router engine llama-8b-h100")
+                .doesNotContain("kvroute vs best baselines");
+        JsonNode a = new ObjectMapper().readTree(observable.toFile());
+        JsonNode b = new ObjectMapper().readTree(whiteBox.toFile());
+        assertThat(a.path("telemetry").asText()).isEqualTo("observable");
+        assertThat(a.path("router_engine").asText()).isEqualTo("none");
+        assertThat(b.path("telemetry").asText()).isEqualTo("white-box");
+        assertThat(b.path("router_engine").asText()).isEqualTo("llama-8b-h100");
+        assertThat(a.path("policies").path("kvroute").path("ttft_estimate_error_ms").path("mean_abs_by_tenth").size()).isEqualTo(10);
+    }
+
+    @Test
+    void shouldRefuseAnUnknownTelemetryModeOrRouterEngine() {
+        Run mode = run("--format", "tenants", "--requests", "10", "--telemetry", "glass-box");
+        Run engine = run("--format", "tenants", "--requests", "10", "--router-engine", "llama-405b");
+
+        assertThat(mode.exitCode()).isNotZero();
+        assertThat(mode.err()).contains("glass-box", "observable", "white-box");
+        assertThat(engine.exitCode()).isNotZero();
+        assertThat(engine.err()).contains("llama-405b", "llama-8b-h100");
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
     private Run run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
