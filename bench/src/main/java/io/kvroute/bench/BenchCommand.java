@@ -13,6 +13,8 @@ import io.kvroute.bench.sim.FleetSpec;
 import io.kvroute.bench.sim.PolicyResult;
 import io.kvroute.bench.sim.SimConfig;
 import io.kvroute.bench.sim.TelemetryMode;
+import io.kvroute.bench.suite.Suite;
+import io.kvroute.bench.suite.SuiteWorkload;
 import io.kvroute.bench.sim.Simulator;
 import io.kvroute.bench.trace.ConversationWorkload;
 import io.kvroute.bench.trace.TenantResidency;
@@ -176,6 +178,21 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--threads", paramLabel = "N", defaultValue = "2", description = "Policies simulated in parallel (default: ${DEFAULT-VALUE}).")
     int threads;
 
+    @Option(names = "--suite", description = "Run the whole grid and print one verdict table: every workload (Mooncake, both Azure "
+            + "traces, tenants, conversations) at the three loads where round-robin keeps the fleet 85, 92 and 97 % busy, over "
+            + "--seeds (default 42,1,2,3,4,5), --policies, observable telemetry, routers starting from no engine profile; "
+            + "then kvroute on a fleet of two GPU kinds from the right, a wrong and no profile. Takes about an hour on 2 cores.")
+    boolean suite;
+
+    @Option(names = "--trace-dir", paramLabel = "DIR", description = "With --suite: where the real traces are "
+            + "(mooncake_fast25_synthetic/, azure_llm_inference_2023/); a trace not there is skipped and said so "
+            + "(default: the project's traces folder).")
+    Path traceDir;
+
+    @Option(names = "--workloads", paramLabel = "a,b", split = ",", description = "With --suite: only these workloads "
+            + "(mooncake, azure-code, azure-conv, tenants, conversation).")
+    List<String> workloads;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new BenchCommand()).execute(args));
     }
@@ -185,6 +202,9 @@ public final class BenchCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         if (scenario != null) {
             return runScenarios(out);
+        }
+        if (suite) {
+            return runSuite(out);
         }
         String fmt = resolveFormat();
         double scale = loadScale != null ? loadScale : defaultLoadScale(fmt);
@@ -310,6 +330,37 @@ public final class BenchCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
+    }
+
+    private int runSuite(PrintWriter out) {
+        Path dir = traceDir != null ? traceDir : Path.of(System.getProperty("kvroute.home", "."), "traces");
+        List<String> skipped = new ArrayList<>();
+        List<SuiteWorkload> all = SuiteWorkload.all(dir, skipped);
+        List<SuiteWorkload> chosen = all;
+        if (workloads != null) {
+            List<String> known = List.of("mooncake", "azure-code", "azure-conv", "tenants", "conversation");
+            for (String w : workloads) {
+                if (!known.contains(w)) {
+                    throw new CommandLine.ParameterException(spec.commandLine(), "unknown workload '" + w + "', known: " + known);
+                }
+            }
+            chosen = all.stream().filter(w -> workloads.contains(w.name())).toList();
+        }
+        Suite.Result result;
+        try {
+            result = new Suite(config(seed), policyNames(policies), seeds != null ? seeds : Suite.DEFAULT_SEEDS, threads, out)
+                    .run(chosen, skipped);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        out.println();
+        out.print(Suite.table(result));
+        if (json != null) {
+            Suite.writeJson(result, json);
+            out.println("wrote " + json);
+        }
+        out.flush();
+        return 0;
     }
 
     private String resolveFormat() {

@@ -76,7 +76,8 @@ public final class JsonReport {
         writeJson(toJson(report), path);
     }
 
-    private static void writeJson(ObjectNode root, Path path) {
+    /** Writes {@code root} to {@code path}, indented, creating its folder. */
+    public static void writeJson(ObjectNode root, Path path) {
         try {
             Path parent = path.toAbsolutePath().getParent();
             if (parent != null) {
