@@ -4,7 +4,7 @@ import io.kvroute.router.routing.RoutingResult;
 import io.kvroute.router.routing.WorkerSnapshot;
 import java.util.Collection;
 
-/** Sees every routing decision of a run (tests, tracing). Called on the simulation thread. */
+/** Sees every routing decision and engine step of a run (tests, tracing, load calibration). Called on the simulation thread. */
 @FunctionalInterface
 public interface SimulationObserver {
     SimulationObserver NONE = (nowMs, requestIndex, view, result) -> { };
@@ -14,4 +14,8 @@ public interface SimulationObserver {
      * @param view         the worker snapshots the router decided on (as stale as it saw them)
      */
     void onDecision(long nowMs, int requestIndex, Collection<WorkerSnapshot> view, RoutingResult result);
+
+    /** A simulated GPU ran a step of {@code durationMs} that prefilled {@code prefillTokens} uncached tokens (0: decode only). */
+    default void onStep(int gpu, double durationMs, long prefillTokens) {
+    }
 }

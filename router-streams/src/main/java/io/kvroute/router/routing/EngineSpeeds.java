@@ -65,11 +65,6 @@ public final class EngineSpeeds {
         return Collections.unmodifiableMap(pools);
     }
 
-    /** Whether the router started from a profile. */
-    public boolean hasPrior() {
-        return prior != null;
-    }
-
     /** The pool a worker's runs are learnt under: the one its telemetry names, else its region's. */
     public static String poolOf(WorkerSnapshot worker) {
         return worker.pool().isEmpty() ? "region:" + worker.region() : worker.pool();
