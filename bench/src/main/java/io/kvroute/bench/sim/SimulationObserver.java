@@ -15,7 +15,7 @@ public interface SimulationObserver {
      */
     void onDecision(long nowMs, int requestIndex, Collection<WorkerSnapshot> view, RoutingResult result);
 
-    /** A simulated GPU ran a step of {@code durationMs} that prefilled {@code prefillTokens} uncached tokens (0: decode only). */
-    default void onStep(int gpu, double durationMs, long prefillTokens) {
+    /** A simulated GPU ran a step from {@code startMs} for {@code durationMs} that prefilled {@code prefillTokens} uncached tokens (0: decode only). */
+    default void onStep(int gpu, long startMs, double durationMs, long prefillTokens) {
     }
 }

@@ -1,6 +1,5 @@
 package io.kvroute.bench.suite;
 
-import io.kvroute.bench.sim.PolicyResult;
 import io.kvroute.bench.sim.SimConfig;
 import io.kvroute.bench.sim.SimulationObserver;
 import io.kvroute.bench.sim.Simulator;
@@ -13,17 +12,18 @@ import java.util.Collection;
 import java.util.TreeMap;
 
 /**
- * Finds the load scale at which round-robin keeps a fleet a given share busy prefilling: the engine time of steps
- * that carry prefill, over GPUs x makespan. The bench's {@code busy} column counts every step, and a GPU with one
- * sequence decoding is busy all the time it decodes, so a trace of long answers reads 97 % busy at any load (the
- * conversation workload did at a twelfth of its default rate) and cannot be calibrated by it; prefill comes with
- * arrivals, and its share grows with the load.
+ * Finds the load scale at which round-robin keeps a fleet a given share busy while requests arrive: the engine time of
+ * its steps between the first and the last arrival, over GPUs x that span. The bench's {@code busy} column divides by
+ * the whole makespan instead, and past saturation the drain after the last arrival lowers it again, so a search on it
+ * stopped at a light load or an arbitrary one. A GPU with a sequence decoding is busy all the time it decodes, so a
+ * trace of long answers reads busy at light loads already; the search takes the lowest scale reaching the target.
+ * (Counting only the steps that prefill instead put round-robin's 85 % past its saturation on every workload: it
+ * recomputes the prefixes it scatters.)
  *
  * <p>The scale is searched upwards from an eighth of a start, by factors of 2 until the target is reached, then by
- * bisection on a log scale: the lowest scale that reaches it. A trace whose arrivals come in bursts leaves its GPUs
- * idle between them and reaches a high share only once the scale packs its bursts together; past eight times the start
- * the search stops at the closest share found, and the suite's table says how busy that kept round-robin. Any trace
- * calibrates alike, so the suite's loads mean the same on one it has never seen.
+ * bisection on a log scale. Past eight times the start the search stops at the closest share found, and the suite's
+ * table says how busy that kept round-robin. Any trace calibrates alike, so the suite's loads mean the same on one it
+ * has never seen.
  */
 final class LoadCalibration {
     /** How far below and above the start the search goes, as a factor. */
@@ -40,7 +40,7 @@ final class LoadCalibration {
         this.config = config;
     }
 
-    /** The lowest scale from {@code start / RANGE} on at which round-robin's prefill-busy share reaches {@code target}. */
+    /** The lowest scale from {@code start / RANGE} on at which round-robin's busy share reaches {@code target}. */
     double scaleFor(double target, double start) {
         double below = Double.NaN;
         double scale = start / RANGE;
@@ -63,28 +63,36 @@ final class LoadCalibration {
         return scale;
     }
 
-    /** Round-robin's prefill-busy share at {@code scale} (each scale run once). */
+    /** Round-robin's busy share while requests arrive at {@code scale} (each scale run once). */
     double busy(double scale) {
         return busyByScale.computeIfAbsent(scale, s -> {
-            PrefillTime prefill = new PrefillTime();
-            PolicyResult result = Simulator.run(RoundRobinPolicy.NAME, Traces.scaleLoad(trace, s), config, prefill);
-            return result.makespanS() <= 0 ? 0.0 : prefill.ms / (config.fleet().totalGpus() * result.makespanS() * 1000.0);
+            java.util.List<TraceRequest> scaled = Traces.scaleLoad(trace, s);
+            long from = scaled.get(0).arrivalMs();
+            long to = scaled.get(scaled.size() - 1).arrivalMs();
+            StepTime steps = new StepTime(from, to);
+            Simulator.run(RoundRobinPolicy.NAME, scaled, config, steps);
+            return to <= from ? 0.0 : steps.ms / ((double) config.fleet().totalGpus() * (to - from));
         });
     }
 
-    /** Sums the engine time of steps that prefilled something. */
-    private static final class PrefillTime implements SimulationObserver {
+    /** Sums the engine time of steps within {@code [from, to]}. */
+    private static final class StepTime implements SimulationObserver {
+        final long from;
+        final long to;
         double ms;
+
+        StepTime(long from, long to) {
+            this.from = from;
+            this.to = to;
+        }
 
         @Override
         public void onDecision(long nowMs, int requestIndex, Collection<WorkerSnapshot> view, RoutingResult result) {
         }
 
         @Override
-        public void onStep(int gpu, double durationMs, long prefillTokens) {
-            if (prefillTokens > 0) {
-                ms += durationMs;
-            }
+        public void onStep(int gpu, long startMs, double durationMs, long prefillTokens) {
+            ms += Math.max(0.0, Math.min(to, startMs + durationMs) - Math.max(from, startMs));
         }
     }
 }

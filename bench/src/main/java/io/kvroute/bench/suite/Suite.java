@@ -24,7 +24,7 @@ import java.util.Map;
 
 /**
  * The bench's whole grid, one verdict table: each workload at the three loads where round-robin keeps the fleet
- * {@link #BUSY_TARGETS} busy prefilling (found per workload by {@link LoadCalibration} at the first seed), each seed, every
+ * {@link #BUSY_TARGETS} busy while requests arrive (found per workload by {@link LoadCalibration} at the first seed), each seed, every
  * policy, all in observable telemetry with routers that start from no engine profile; then kvroute alone on a fleet of
  * two GPU kinds, starting from the right profile, a wrong one and none. One parameter set for everything: nothing here
  * depends on which workload runs.
@@ -102,7 +102,7 @@ public final class Suite {
             LoadCalibration calibration = new LoadCalibration(first, base.withSeed(seeds.get(0)));
             for (double target : BUSY_TARGETS) {
                 double scale = calibration.scaleFor(target, CALIBRATION_START.getOrDefault(workload.name(), 1.0));
-                progress.printf(Locale.ROOT, "%s at %.0f %% busy prefilling: load scale %.3g (round-robin %.1f %%)%n", workload.name(),
+                progress.printf(Locale.ROOT, "%s at %.0f %% busy: load scale %.3g (round-robin %.1f %%)%n", workload.name(),
                         100 * target, scale, 100 * calibration.busy(scale));
                 progress.flush();
                 List<BenchReport> runs = new ArrayList<>();
@@ -167,9 +167,9 @@ public final class Suite {
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT, "%-13s %5s %8s %6s %18s %12s %10s %-20s %s%n", "workload", "busy", "scale", "rr",
                 "p99 excess ratio", "p50 slack", "hit/bound", "best baseline (p99)", "verdict"));
-        out.append(String.format(Locale.ROOT, "%-13s %5s %8s %6s %18s %12s %10s %-20s %s%n", "", "", "", "prefill",
+        out.append(String.format(Locale.ROOT, "%-13s %5s %8s %6s %18s %12s %10s %-20s %s%n", "", "", "", "busy",
                 "median / worst", "median ms", "median", "most seeds", ""));
-        out.append("(busy: round-robin's share of GPU time in steps that prefill, target and found)\n");
+        out.append("(busy: round-robin's share of GPU time in steps while requests arrive, target and found)\n");
         for (Cell c : result.cells()) {
             CellVerdict v = c.verdict();
             out.append(String.format(Locale.ROOT, "%-13s %4.0f%% %8.3g %5.1f%% %8.2f / %-7.2f %12.1f %10s %-20s %s%n", c.workload(),

@@ -7,13 +7,13 @@ import java.nio.file.Path;
 import java.util.List;
 
 /** The Mooncake synthetic trace of the repository, for tests that replay part of it. */
-final class SimTraces {
+public final class SimTraces {
     static final Path MOONCAKE = locate();
 
     private SimTraces() {
     }
 
-    static List<TraceRequest> mooncake(int limit) {
+    public static List<TraceRequest> mooncake(int limit) {
         return MooncakeTrace.read(MOONCAKE, limit);
     }
 

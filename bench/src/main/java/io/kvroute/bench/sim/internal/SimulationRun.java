@@ -493,7 +493,7 @@ public final class SimulationRun {
         }
         long end = result.endMs();
         busyMs += end - now;
-        observer.onStep(gpu.index, end - now, result.prefillTokens());
+        observer.onStep(gpu.index, now, end - now, result.prefillTokens());
         for (String key : result.firstTokenTtftMs().keySet()) {
             gpu.observed.firstToken(key, end);
             int index = indexOf(key);
