@@ -7,19 +7,15 @@ package io.kvroute.router.routing;
  * <pre>
  * prefill: ttft - steps * (t0 + decode work per step)  =  w + a * U + k * A
  *          U = the run's uncached prompt tokens + the owed tokens ahead of it not cached (at the worker's hit rate)
- *          A = the run's attention pairs, uncached * (cached + uncached / 2), + the owed prompts' ahead of it, each of their
- *              average length;  steps = ceil(U / step tokens)
+ *          A = the run's attention pairs: uncached * (cached + uncached / 2);  steps = ceil(U / step tokens)
  *          w = the wait for the step in progress when it arrived (not part of the model: the policy prices that wait)
- * decode:  decode time / (completion tokens - 1)  =  t0 + a' * P + b * D + v * C
+ * decode:  decode time / (completion tokens - 1)  =  t0' + a' * P + b * D + v * C
  *          D = decoding sequences, C = their context tokens (the worker's telemetry), P = the other runs' prompt
  *          tokens prefilled meanwhile, not cached (at the worker's hit rate), per decode step
  * </pre>
  *
  * Without P, decode steps that carry long prompts' chunks (the Azure code trace: 8k-token prompts, short answers)
  * read as an expensive context: the context coefficient came out 20 times the engine's, and with it every queue.
- * Pricing P at the prefill fit's a instead of a coefficient of its own counted prompts prefilled before a run's decode
- * began, drove t0 and the decode terms to 0, and raised kvroute's p99 on that trace at 30x from 3,066 to 3,499 ms.
- * A saturated engine (every step a full chunk, P constant) still cannot tell a' from t0 (known limit).
  *
  * The step overhead t0 comes from the decode fit, where steps without prefill tell it apart: in the prefill fit
  * it is one with the wait w for the step in progress (a prompt mostly takes one step), and there it came out at 100 ms
@@ -100,9 +96,7 @@ public final class EngineSpeed {
             double ahead = run.queuedAheadTokens() > 0 ? run.queuedAheadTokens() * (1.0 - clamp01(run.prefixHitRate())) : 0.0;
             double tokens = uncached + ahead;
             double steps = Math.max(1, Math.ceil(tokens / stepTokens));
-            // the prompts ahead attend to themselves too, priced as the policy prices a queue: each of the average length
-            double aheadAttention = ahead * ahead / Math.max(1, run.queuedAheadRequests()) / 2.0;
-            double attention = (double) uncached * (run.cachedTokens() + uncached / 2.0) + aheadAttention;
+            double attention = (double) uncached * (run.cachedTokens() + uncached / 2.0);
             prefill.observe(new double[] {1.0, tokens / 1e3, attention / 1e6}, run.ttftMs() - steps * stepMs);
         }
         if (run.decodeMs() >= 0 && run.completionTokens() > 1) {

@@ -8,7 +8,6 @@ package io.kvroute.router.routing;
  * @param decodeMs          from the first token to the last; negative when not reported
  * @param queuedAheadTokens prompt tokens the engine still owed earlier runs when this one was sent; negative when
  *                          not reported
- * @param queuedAheadRequests the earlier runs those tokens belonged to; negative when not reported
  * @param promptTokensDuringDecode prompt tokens of other runs prefilled while this one decoded (its decode steps
  *                          carried their prefill); negative when not reported
  * @param decodingSequences sequences decoding on that worker at the time (its telemetry)
@@ -17,15 +16,14 @@ package io.kvroute.router.routing;
  *                          taken to be cached
  */
 public record FinishedRun(String pool, int promptTokens, int cachedTokens, int completionTokens, long ttftMs, long decodeMs,
-                          long queuedAheadTokens, int queuedAheadRequests, long promptTokensDuringDecode, int decodingSequences,
-                          long contextTokens,
+                          long queuedAheadTokens, long promptTokensDuringDecode, int decodingSequences, long contextTokens,
                           double prefixHitRate) {
 
     /** A run {@code worker} reported, with what its latest telemetry says of its decoding batch and cache. */
     public static FinishedRun of(WorkerSnapshot worker, int promptTokens, int cachedTokens, int completionTokens, long ttftMs,
-                                 long decodeMs, long queuedAheadTokens, int queuedAheadRequests, long promptTokensDuringDecode) {
+                                 long decodeMs, long queuedAheadTokens, long promptTokensDuringDecode) {
         long context = Math.max(worker.observed().decodingContextTokens(), worker.kvBlocksUsed() * worker.kvBlockTokens());
         return new FinishedRun(EngineSpeeds.poolOf(worker), promptTokens, cachedTokens, completionTokens, ttftMs, decodeMs,
-                queuedAheadTokens, queuedAheadRequests, promptTokensDuringDecode, worker.runningDecode(), context, worker.prefixHitRate());
+                queuedAheadTokens, promptTokensDuringDecode, worker.runningDecode(), context, worker.prefixHitRate());
     }
 }

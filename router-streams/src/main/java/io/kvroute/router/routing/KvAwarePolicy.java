@@ -364,7 +364,7 @@ public final class KvAwarePolicy implements RoutingPolicy {
         // that in full would push the longest prompts (the tail) away from where they are fastest.
         double blockingMs = Math.min(prefillMs + hostLoadMs + decodeMs, model.fullStepMs());
         double arrivalsPerMs = history.arrivalsPerMs(nowMs);
-        double congestionMs = Math.max(queueMs, batchMs) + arrivalsPerMs * blockingMs * blockingMs
+        double congestionMs = queueMs + batchMs + arrivalsPerMs * blockingMs * blockingMs
                 + arrivalsPerMs * decodeDragMs(request, model) * (queueMs + prefillMs + decodeMs);
         double replicationMs = duplicated > 0 ? kvPagesMs(model, duplicated, kvAfter, MIN_FREE_KV) : 0.0;
         return new Estimate(worker, model, matched, pending.requests(), delay, queueMs, prefillMs, hostLoadMs, decodeMs, batchMs,
@@ -498,8 +498,7 @@ public final class KvAwarePolicy implements RoutingPolicy {
          * times, and nothing to load from host memory.
          */
         double ttftWithPrefillMs(double prefillMs, double decodeMs) {
-            // the prefill ahead and the batch slots drain at once: it starts when both let it
-            return Math.max(queueMs, batchMs) + prefillMs + decodeMs + networkMs;
+            return queueMs + prefillMs + decodeMs + batchMs + networkMs;
         }
 
         double score() {

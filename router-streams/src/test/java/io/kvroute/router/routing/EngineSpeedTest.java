@@ -23,7 +23,7 @@ class EngineSpeedTest {
                 + truth.kMsPerTokenPair() * (prompt - cached) * (cached + (prompt - cached) / 2.0) + random.nextDouble(0, 5);
         int completion = random.nextInt(2, 500);
         double decode = (completion - 1) * (truth.t0Ms() + decodePerStep) * random.nextDouble(0.95, 1.05);
-        return new FinishedRun(pool, prompt, cached, completion, Math.round(ttft), Math.round(decode), ahead, ahead > 0 ? 3 : 0, 0, sequences, context,
+        return new FinishedRun(pool, prompt, cached, completion, Math.round(ttft), Math.round(decode), ahead, 0, sequences, context,
                 hitRate);
     }
 

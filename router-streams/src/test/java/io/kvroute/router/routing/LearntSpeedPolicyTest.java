@@ -22,7 +22,7 @@ class LearntSpeedPolicyTest {
             int prompt = 500 + 150 * i;
             long ttft = Math.round(engine.prefillMs(prompt, 0) + engine.steps(prompt) * engine.decodeMsPerStep(4, 8_000));
             long decode = Math.round(49 * engine.stepMs(engine.decodeMsPerStep(4, 8_000)));
-            router.state().engineSpeeds().observe(new FinishedRun(pool, prompt, 0, 50, ttft, decode, 0, 0, 0, 4, 8_000, 0.0));
+            router.state().engineSpeeds().observe(new FinishedRun(pool, prompt, 0, 50, ttft, decode, 0, 0, 4, 8_000, 0.0));
         }
     }
 

@@ -54,7 +54,6 @@ class EngineSpeedTopologyTest {
                 .setTtftMs(Math.round(STEP_MS + MS_PER_TOKEN * promptTokens))
                 .setDecodeMs(Math.round(STEP_MS * (completionTokens - 1)))
                 .setQueuedAheadTokens(0L)
-                .setQueuedAheadRequests(0)
                 .setPromptTokensDuringDecode(0L)
                 .build();
         return ResponseEvent.newBuilder(completed).setTerminal(terminal).build();

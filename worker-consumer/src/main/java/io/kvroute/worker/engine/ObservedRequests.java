@@ -27,17 +27,15 @@ public final class ObservedRequests {
         final long sentMs;
         final int promptTokens;
         final long aheadTokens;
-        final int aheadRequests;
         long firstTokenMs = -1;
         long prefilledAtFirstToken;
         /** What this run adds to {@code decodingContext}: its prompt and the tokens streamed since its first. */
         long context;
 
-        Run(long sentMs, int promptTokens, long aheadTokens, int aheadRequests) {
+        Run(long sentMs, int promptTokens, long aheadTokens) {
             this.sentMs = sentMs;
             this.promptTokens = promptTokens;
             this.aheadTokens = aheadTokens;
-            this.aheadRequests = aheadRequests;
         }
     }
 
@@ -46,7 +44,7 @@ public final class ObservedRequests {
         if (runs.containsKey(key)) {
             return;
         }
-        runs.put(key, new Run(nowMs, promptTokens, owedTokens, owedRequests));
+        runs.put(key, new Run(nowMs, promptTokens, owedTokens));
         owedTokens += promptTokens;
         owedRequests++;
     }
@@ -92,9 +90,9 @@ public final class ObservedRequests {
             decodeMsPerToken = average(decodeMsPerToken, (double) decodeMs / (completionTokens - 1));
         }
         if (run.firstTokenMs < 0) {
-            return new RunTiming(-1, -1, run.aheadTokens, run.aheadRequests, -1);
+            return new RunTiming(-1, -1, run.aheadTokens, -1);
         }
-        return new RunTiming(run.firstTokenMs - run.sentMs, decodeMs, run.aheadTokens, run.aheadRequests,
+        return new RunTiming(run.firstTokenMs - run.sentMs, decodeMs, run.aheadTokens,
                 prefilledPromptTokens - run.prefilledAtFirstToken - run.promptTokens);
     }
 

@@ -7,10 +7,9 @@ package io.kvroute.worker.engine;
  * @param decodeMs          from the first token to the last; -1 when unknown
  * @param queuedAheadTokens prompt tokens the engine still owed earlier requests when this one was sent (its prefill
  *                          waited for theirs, the part they had cached aside); -1 when unknown
- * @param queuedAheadRequests those earlier requests; -1 when unknown
  * @param promptTokensDuringDecode prompt tokens of the other runs whose first token came while this one decoded: the
  *                          prefill its decode steps carried too (cached tokens included); -1 when unknown
  */
-public record RunTiming(long ttftMs, long decodeMs, long queuedAheadTokens, int queuedAheadRequests, long promptTokensDuringDecode) {
-    public static final RunTiming UNKNOWN = new RunTiming(-1, -1, -1, -1, -1);
+public record RunTiming(long ttftMs, long decodeMs, long queuedAheadTokens, long promptTokensDuringDecode) {
+    public static final RunTiming UNKNOWN = new RunTiming(-1, -1, -1, -1);
 }

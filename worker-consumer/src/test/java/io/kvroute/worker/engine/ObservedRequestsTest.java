@@ -28,8 +28,8 @@ class ObservedRequestsTest {
         RunTiming b = observed.finished("b#1", 1, 160);
 
         // b's prompt was prefilled while a decoded
-        assertThat(a).isEqualTo(new RunTiming(120, 90, 0, 0, 300));
-        assertThat(b).isEqualTo(new RunTiming(140, 10, 1_000, 1, 0));
+        assertThat(a).isEqualTo(new RunTiming(120, 90, 0, 300));
+        assertThat(b).isEqualTo(new RunTiming(140, 10, 1_000, 0));
         assertThat(observed.load().decodeMsPerToken()).isEqualTo(10.0);
         assertThat(observed.load()).isEqualTo(new ObservedLoad(0, 0, 0, 0, observed.load().recentTtftMs(), 10.0));
     }

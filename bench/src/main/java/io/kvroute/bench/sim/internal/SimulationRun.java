@@ -530,7 +530,7 @@ public final class SimulationRun {
         WorkerSnapshot worker = view.get(gpu.workerId);
         if (worker != null) {
             routers[router].state().engineSpeeds().observe(FinishedRun.of(worker, f.usage().promptTokens(), f.usage().cachedTokens(),
-                    f.usage().completionTokens(), timing.ttftMs(), timing.decodeMs(), timing.queuedAheadTokens(), timing.queuedAheadRequests(),
+                    f.usage().completionTokens(), timing.ttftMs(), timing.decodeMs(), timing.queuedAheadTokens(),
                     timing.promptTokensDuringDecode()));
         }
     }

@@ -56,7 +56,6 @@ public final class Conversions {
         return FinishedRun.of(worker, usage.getPromptTokens(), usage.getCachedTokens(), usage.getCompletionTokens(),
                 result.getTtftMs(), result.getDecodeMs() == null ? -1 : result.getDecodeMs(),
                 result.getQueuedAheadTokens() == null ? -1 : result.getQueuedAheadTokens(),
-                result.getQueuedAheadRequests() == null ? -1 : result.getQueuedAheadRequests(),
                 result.getPromptTokensDuringDecode() == null ? -1 : result.getPromptTokensDuringDecode());
     }
 

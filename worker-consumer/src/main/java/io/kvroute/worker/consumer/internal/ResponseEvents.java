@@ -94,7 +94,6 @@ public final class ResponseEvents {
                 .setError(error)
                 .setDecodeMs(usage.timing().decodeMs() >= 0 ? usage.timing().decodeMs() : null)
                 .setQueuedAheadTokens(usage.timing().queuedAheadTokens() >= 0 ? usage.timing().queuedAheadTokens() : null)
-                .setQueuedAheadRequests(usage.timing().queuedAheadRequests() >= 0 ? usage.timing().queuedAheadRequests() : null)
                 .setPromptTokensDuringDecode(usage.timing().promptTokensDuringDecode() >= 0
                         ? usage.timing().promptTokensDuringDecode() : null)
                 .build();
