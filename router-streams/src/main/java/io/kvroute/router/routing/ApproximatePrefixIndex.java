@@ -120,31 +120,7 @@ public final class ApproximatePrefixIndex {
      * the prefix finds where trust ends, in O(log n) lookups.
      */
     public int trustedMatch(String workerId, long[] hashes, int upTo, long nowMs) {
-        int worker = WorkerIds.find(workerId);
-        int limit = Math.min(upTo, hashes.length);
-        if (worker < 0 || limit == 0) {
-            return 0;
-        }
-        if (trusted(hashes[limit - 1], worker, nowMs)) {
-            return limit;
-        }
-        int low = 0;
-        int high = limit - 1;
-        // invariant: blocks below low are trusted, the block at high is not
-        while (low < high) {
-            int mid = (low + high) >>> 1;
-            if (trusted(hashes[mid], worker, nowMs)) {
-                low = mid + 1;
-            } else {
-                high = mid;
-            }
-        }
-        return low;
-    }
-
-    private boolean trusted(long hash, int worker, long nowMs) {
-        int entry = entryOf.get(hash, worker);
-        return entry != PairTable.ABSENT && entryTrustedUntilMs[entry] >= nowMs;
+        return leadingMatch(workerId, hashes, upTo, entryTrustedUntilMs, nowMs);
     }
 
     /**
@@ -155,20 +131,28 @@ public final class ApproximatePrefixIndex {
      * it ({@link #record}), so this is a binary search, as in {@link #trustedMatch}.
      */
     public int routedSinceMatch(String workerId, long[] hashes, int upTo, long sinceMs) {
+        return leadingMatch(workerId, hashes, upTo, entryRoutedAtMs, sinceMs);
+    }
+
+    /**
+     * Number of leading blocks among the first {@code upTo} whose entry for the worker has a time in {@code timesByEntry}
+     * of at least {@code atLeast}; the times never grow along the prefix, so a binary search finds where that ends.
+     */
+    private int leadingMatch(String workerId, long[] hashes, int upTo, long[] timesByEntry, long atLeast) {
         int worker = WorkerIds.find(workerId);
         int limit = Math.min(upTo, hashes.length);
         if (worker < 0 || limit == 0) {
             return 0;
         }
-        if (routedSince(hashes[limit - 1], worker, sinceMs)) {
+        if (atLeast(hashes[limit - 1], worker, timesByEntry, atLeast)) {
             return limit;
         }
         int low = 0;
         int high = limit - 1;
-        // invariant: blocks below low were routed since sinceMs, the block at high was not
+        // invariant: blocks below low pass, the block at high does not
         while (low < high) {
             int mid = (low + high) >>> 1;
-            if (routedSince(hashes[mid], worker, sinceMs)) {
+            if (atLeast(hashes[mid], worker, timesByEntry, atLeast)) {
                 low = mid + 1;
             } else {
                 high = mid;
@@ -177,9 +161,9 @@ public final class ApproximatePrefixIndex {
         return low;
     }
 
-    private boolean routedSince(long hash, int worker, long sinceMs) {
+    private boolean atLeast(long hash, int worker, long[] timesByEntry, long atLeast) {
         int entry = entryOf.get(hash, worker);
-        return entry != PairTable.ABSENT && entryRoutedAtMs[entry] >= sinceMs;
+        return entry != PairTable.ABSENT && timesByEntry[entry] >= atLeast;
     }
 
     public int size() {
