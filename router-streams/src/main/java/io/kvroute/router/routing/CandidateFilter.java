@@ -17,10 +17,19 @@ import java.util.Map;
  * request whose prefix it holds when the policy prices KV usage ({@link RoutingPolicy#pricesKvUsage}):
  * there the request needs KV only for its own tokens, anywhere else for the prefix too, and
  * leaving the holder out makes every such request copy the prefix to a second worker.
+ *
+ * <p>When the policy prices the queue itself ({@link RoutingPolicy#pricesQueue}), the queue limit (running + waiting +
+ * pending at {@link RoutingSettings#saturationQueueFactor} times the batch limit) holds for the candidates together
+ * rather than for each: the request waits at the router while they hold their limits' sum between them, and otherwise
+ * each of them is a candidate. The limit counts requests, the policy prices their work; a policy that balances work
+ * gives a worker of short prompts more requests than one of long prompts, and a per-worker count then leaves out the
+ * workers with the least work ahead, so that every request goes to those with the most (Azure code trace past
+ * saturation: the GPUs left out most often drained and sat idle while the others built 60 s queues).
  */
 public final class CandidateFilter {
     private final RouterState state;
     private final boolean keepsKvFullHolders;
+    private final boolean limitsQueuesTogether;
 
     /** A filter leaving out every saturated worker. */
     public CandidateFilter(RouterState state) {
@@ -29,8 +38,17 @@ public final class CandidateFilter {
 
     /** {@code keepsKvFullHolders}: whether a worker saturated only by its KV usage stays a candidate for a request whose prefix it holds. */
     public CandidateFilter(RouterState state, boolean keepsKvFullHolders) {
+        this(state, keepsKvFullHolders, false);
+    }
+
+    /**
+     * {@code limitsQueuesTogether}: whether the queue limit holds for the candidates together (a policy pricing the queue)
+     * instead of leaving out each worker past it.
+     */
+    public CandidateFilter(RouterState state, boolean keepsKvFullHolders, boolean limitsQueuesTogether) {
         this.state = state;
         this.keepsKvFullHolders = keepsKvFullHolders;
+        this.limitsQueuesTogether = limitsQueuesTogether;
     }
 
     public CandidateSet filter(RouteRequest request, Collection<WorkerSnapshot> workers, long nowMs) {
@@ -57,6 +75,9 @@ public final class CandidateFilter {
         /** The {@link WorkerIds} ids of {@link #healthy} and {@link #degraded}, index for index. */
         private final IntList healthyIds = new IntList();
         private final IntList degradedIds = new IntList();
+        /** With the queue limit held together: the healthy and the degraded candidates' queues and limits. */
+        private final Queues healthyQueues = new Queues();
+        private final Queues degradedQueues = new Queues();
 
         private Accumulator(RouteRequest request, long nowMs, Map<Exclusion, Integer> excluded) {
             this.request = request;
@@ -76,24 +97,55 @@ public final class CandidateFilter {
             } else if (worker.status() == WorkerHealth.HEALTHY) {
                 healthyIds.add(id);
                 healthy.add(worker);
+                healthyQueues.add(worker, state.pending(worker, nowMs), settings);
             } else {
                 degradedIds.add(id);
                 degraded.add(worker);
+                degradedQueues.add(worker, state.pending(worker, nowMs), settings);
             }
         }
 
+        /** Whether the workers added so far leave the request a candidate (with the limit held together, room below it). */
         boolean hasCandidate() {
-            return !healthy.isEmpty() || !degraded.isEmpty();
+            return !healthy.isEmpty() ? !(limitsQueuesTogether && healthyQueues.full())
+                    : !degraded.isEmpty() && !(limitsQueuesTogether && degradedQueues.full());
         }
 
         CandidateSet result(int workersSeen) {
             Map<Exclusion, Integer> counts = new EnumMap<>(Exclusion.class);
             counts.putAll(excluded);
-            if (!healthy.isEmpty() && !degraded.isEmpty()) {
+            boolean useHealthy = !healthy.isEmpty();
+            if (useHealthy && !degraded.isEmpty()) {
                 counts.merge(Exclusion.DEGRADED, degraded.size(), Integer::sum);
             }
-            return healthy.isEmpty() ? new CandidateSet(byWorkerId(degraded, degradedIds), counts, workersSeen)
-                    : new CandidateSet(byWorkerId(healthy, healthyIds), counts, workersSeen);
+            List<WorkerSnapshot> chosen = useHealthy ? healthy : degraded;
+            if (limitsQueuesTogether && (useHealthy ? healthyQueues : degradedQueues).full()) {
+                counts.merge(Exclusion.SATURATED, chosen.size(), Integer::sum);
+                return new CandidateSet(List.of(), counts, workersSeen);
+            }
+            return new CandidateSet(useHealthy ? byWorkerId(healthy, healthyIds) : byWorkerId(degraded, degradedIds), counts, workersSeen);
+        }
+    }
+
+    /**
+     * Requests running, waiting and pending on some workers, and the sum of their queue limits; a worker that does not
+     * report its batch limit has none, and leaves the group never full, as it is never saturated alone.
+     */
+    private static final class Queues {
+        private long requests;
+        private double limit;
+        private boolean unlimited;
+
+        void add(WorkerSnapshot worker, PendingLoad pending, RoutingSettings settings) {
+            if (worker.maxRunning() <= 0) {
+                unlimited = true;
+            }
+            requests += (long) worker.running() + worker.waiting() + pending.requests();
+            limit += worker.maxRunning() * settings.saturationQueueFactor();
+        }
+
+        boolean full() {
+            return !unlimited && limit > 0 && requests >= limit;
         }
     }
 
@@ -133,7 +185,7 @@ public final class CandidateFilter {
             return Exclusion.RATE_LIMITED;
         }
         PendingLoad pending = state.pending(worker, nowMs);
-        if (queueSaturated(worker, pending, settings)
+        if ((!limitsQueuesTogether && queueSaturated(worker, pending, settings))
                 || (kvSaturated(worker, pending, settings) && !(keepsKvFullHolders && state.cachedBlocks(worker, request, nowMs) > 0))) {
             return Exclusion.SATURATED;
         }

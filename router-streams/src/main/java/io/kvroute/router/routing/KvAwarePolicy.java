@@ -160,6 +160,15 @@ public final class KvAwarePolicy implements RoutingPolicy {
         return true;
     }
 
+    /**
+     * queue_ms and batch_ms price a worker's queue in the work ahead, so the queue limit holds for the fleet together: a
+     * per-worker count would leave out the workers of short prompts, which hold the most requests and the least work.
+     */
+    @Override
+    public boolean pricesQueue() {
+        return true;
+    }
+
     @Override
     public Optional<Placement> place(RouteRequest request, List<WorkerSnapshot> candidates, long nowMs) {
         if (candidates.isEmpty()) {

@@ -30,7 +30,7 @@ public final class Router {
     public Router(RoutingPolicy policy, RouterState state) {
         this.policy = policy;
         this.state = state;
-        this.filter = new CandidateFilter(state, policy.pricesKvUsage());
+        this.filter = new CandidateFilter(state, policy.pricesKvUsage(), policy.pricesQueue());
         this.sampler = new CandidateSampler(state.settings());
     }
 

@@ -27,6 +27,16 @@ public interface RoutingPolicy {
         return false;
     }
 
+    /**
+     * Whether the policy prices the wait in a worker's queue itself, in the work ahead rather than in requests. If so,
+     * the queue limit ({@link RoutingSettings#saturationQueueFactor}) holds for the candidates together: a request waits
+     * at the router while they hold their limits' sum, and otherwise the policy weighs each of them; otherwise every
+     * worker past its own limit is left out as saturated.
+     */
+    default boolean pricesQueue() {
+        return false;
+    }
+
     /** Called after {@code placement} was accepted, so stateful policies can advance. */
     default void onPlaced(RouteRequest request, Placement placement, long nowMs) {
     }

@@ -84,6 +84,30 @@ class CandidateFilterTest {
     }
 
     @Test
+    void shouldHoldTheQueueLimitForTheCandidatesTogetherWhenThePolicyPricesTheQueue() {
+        // 2 x 10 slots: w-a past its own limit of 20 requests, w-b with room
+        WorkerSnapshot pastItsLimit = worker("w-a").maxRunning(10).running(10).waiting(15).build();
+        WorkerSnapshot withRoom = worker("w-b").maxRunning(10).running(4).build();
+        CandidateFilter together = new CandidateFilter(state, true, true);
+
+        CandidateSet roomLeft = together.filter(request("r1", 100), List.of(pastItsLimit, withRoom), NOW);
+        CandidateSet eachAlone = filter.filter(request("r1", 100), List.of(pastItsLimit, withRoom), NOW);
+
+        assertThat(roomLeft.candidates()).extracting(WorkerSnapshot::workerId).containsExactly("w-a", "w-b");
+        assertThat(eachAlone.candidates()).extracting(WorkerSnapshot::workerId).containsExactly("w-b");
+
+        // 25 + 15 requests against the 40 the two hold together: the request waits at the router
+        WorkerSnapshot fuller = worker("w-b").maxRunning(10).running(10).waiting(5).build();
+        CandidateSet full = together.filter(request("r2", 100), List.of(pastItsLimit, fuller), NOW);
+        assertThat(full.isEmpty()).isTrue();
+        assertThat(full.excludedCount(Exclusion.SATURATED)).isEqualTo(2);
+
+        // a worker that does not report its batch limit is never saturated, alone or together
+        WorkerSnapshot unknownLimit = worker("w-c").running(50).build();
+        assertThat(together.filter(request("r3", 100), List.of(pastItsLimit, fuller, unknownLimit), NOW).candidates()).hasSize(3);
+    }
+
+    @Test
     void shouldCountPendingLoadTowardsSaturation() {
         WorkerSnapshot almostFull = worker("w-a").maxRunning(10).running(10).waiting(9).build();
         assertThat(filter.filter(request("r1", 100), List.of(almostFull), NOW).isEmpty()).isFalse();

@@ -504,4 +504,23 @@ class KvAwarePolicyTest {
         return placement.topCandidates().stream().filter(c -> c.workerId().equals(workerId)).findFirst().orElseThrow()
                 .components().get(key);
     }
+
+    @Test
+    void shouldPlaceOnAWorkerOfManyShortPromptsPastItsOwnQueueLimitRatherThanBehindFewLongOnes() {
+        // w-a: 600 short requests (past 2 x 256 slots) owing 60,000 prompt tokens; w-b: 100 long ones owing 800,000.
+        // Counted per worker, w-a was left out and every request queued behind w-b's far longer prefill.
+        WorkerSnapshot manyShort = worker("w-a").maxRunning(256).running(200).runningDecode(200).waiting(400)
+                .queuedPrefillTokens(60_000).build();
+        WorkerSnapshot fewLong = worker("w-b").maxRunning(256).running(20).runningDecode(20).waiting(80)
+                .queuedPrefillTokens(800_000).build();
+
+        RoutingResult result = router.route(request("r1", 500), List.of(manyShort, fewLong), NOW);
+
+        assertThat(result.candidates().candidates()).extracting(WorkerSnapshot::workerId).containsExactly("w-a", "w-b");
+        assertThat(result.placement()).map(Placement::workerId).contains("w-a");
+        // a policy that does not price the queue still leaves out each worker past its own limit
+        RoutingResult leastQueue = Router.create(LeastQueuePolicy.NAME, Fleet.settings()).route(request("r1", 500),
+                List.of(manyShort, fewLong), NOW);
+        assertThat(leastQueue.placement()).map(Placement::workerId).contains("w-b");
+    }
 }
