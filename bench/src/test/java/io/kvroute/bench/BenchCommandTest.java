@@ -7,15 +7,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvroute.bench.report.Charts;
 import io.kvroute.bench.trace.TenantWorkload;
 import java.awt.image.BufferedImage;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import javax.imageio.ImageIO;
+import io.kvroute.bench.BenchCli.Run;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 class BenchCommandTest {
     @TempDir
@@ -26,7 +24,7 @@ class BenchCommandTest {
         Path json = dir.resolve("out/bench.json");
         Path plots = dir.resolve("plots");
 
-        Run run = run("--format", "tenants", "--requests", "300", "--tenant-rate", "20", "--policies", "kvroute,round-robin",
+        Run run = BenchCli.run("--format", "tenants", "--requests", "300", "--tenant-rate", "20", "--policies", "kvroute,round-robin",
                 "--fleet", "a=2@5,b=1@30", "--seed", "3", "--json", json.toString(), "--plot", plots.toString(), "--slo-ms", "500");
 
         assertThat(run.exitCode()).as(run.err()).isZero();
@@ -62,20 +60,20 @@ class BenchCommandTest {
     void shouldReportTheDeploymentItSimulated() throws Exception {
         Path json = dir.resolve("no-events.json");
 
-        Run run = run("--format", "tenants", "--requests", "100", "--tenant-rate", "20", "--policies", "kvroute", "--fleet", "a=2@5",
+        Run run = BenchCli.run("--format", "tenants", "--requests", "100", "--tenant-rate", "20", "--policies", "kvroute", "--fleet", "a=2@5",
                 "--no-kv-events", "--router-instances", "2", "--json", json.toString());
 
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(new ObjectMapper().readTree(json.toFile()).path("engine").asText()).isEqualTo("llama-8b-h100/no-kv-events");
         assertThat(run.out()).contains("2 router instances, each following the others' decisions");
-        assertThat(run("--format", "tenants", "--requests", "100", "--router-instances", "0").exitCode()).isNotZero();
+        assertThat(BenchCli.run("--format", "tenants", "--requests", "100", "--router-instances", "0").exitCode()).isNotZero();
     }
 
     @Test
     void shouldRunOncePerSeedAndEndWithEachSeedsVerdict() throws Exception {
         Path json = dir.resolve("seeds.json");
 
-        Run run = run("--format", "tenants", "--requests", "200", "--tenant-rate", "20", "--policies", "kvroute,gie-weighted",
+        Run run = BenchCli.run("--format", "tenants", "--requests", "200", "--tenant-rate", "20", "--policies", "kvroute,gie-weighted",
                 "--fleet", "a=2@5", "--seeds", "3,4", "--json", json.toString());
 
         assertThat(run.exitCode()).as(run.err()).isZero();
@@ -94,11 +92,11 @@ class BenchCommandTest {
 
     @Test
     void shouldRefusePlotsOrASingleSeedWithSeveralSeeds() {
-        Run run = run("--format", "tenants", "--seeds", "1,2", "--plot", dir.resolve("p").toString());
+        Run run = BenchCli.run("--format", "tenants", "--seeds", "1,2", "--plot", dir.resolve("p").toString());
 
         assertThat(run.exitCode()).isNotZero();
         assertThat(run.err()).contains("--plot draws one run");
-        Run both = run("--format", "tenants", "--seeds", "1,2", "--seed", "3");
+        Run both = BenchCli.run("--format", "tenants", "--seeds", "1,2", "--seed", "3");
         assertThat(both.exitCode()).isNotZero();
         assertThat(both.err()).contains("not both");
     }
@@ -111,7 +109,7 @@ class BenchCommandTest {
                 {"timestamp": 100, "input_length": 700, "output_length": 2, "hash_ids": [0, 2]}
                 """);
 
-        Run run = run("--trace", trace.toString(), "--policies", "least-queue", "--load-scale", "1");
+        Run run = BenchCli.run("--trace", trace.toString(), "--policies", "least-queue", "--load-scale", "1");
 
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(run.out()).contains("mooncake, 2 requests", "least-queue");
@@ -121,15 +119,15 @@ class BenchCommandTest {
     void shouldSampleCandidatesInAFleetLargerThanTheSampleAndSaySo() throws Exception {
         Path json = dir.resolve("sampled.json");
 
-        Run sampled = run("--format", "tenants", "--requests", "200", "--policies", "kvroute", "--fleet", "a=6@5,b=2@30",
+        Run sampled = BenchCli.run("--format", "tenants", "--requests", "200", "--policies", "kvroute", "--fleet", "a=6@5,b=2@30",
                 "--candidate-sample", "3", "--json", json.toString());
-        Run whole = run("--format", "tenants", "--requests", "200", "--policies", "kvroute", "--fleet", "a=6@5,b=2@30");
+        Run whole = BenchCli.run("--format", "tenants", "--requests", "200", "--policies", "kvroute", "--fleet", "a=6@5,b=2@30");
 
         assertThat(sampled.exitCode()).as(sampled.err()).isZero();
         assertThat(sampled.out()).contains("plus 3 other GPUs drawn at random");
         assertThat(new ObjectMapper().readTree(json.toFile()).path("candidate_sample_size").asInt()).isEqualTo(3);
         assertThat(whole.out()).doesNotContain("drawn at random");
-        Run refused = run("--format", "tenants", "--candidate-sample", "0");
+        Run refused = BenchCli.run("--format", "tenants", "--candidate-sample", "0");
         assertThat(refused.exitCode()).isNotZero();
         assertThat(refused.err()).contains("--candidate-sample must be at least 1, was 0");
     }
@@ -140,7 +138,7 @@ class BenchCommandTest {
         long keptInB = TenantWorkload.generate(new TenantWorkload.Spec(10, 6000, 1200, 200, 20.0, 300, 3)).stream()
                 .filter(r -> r.tenant().equals("tenant-0") || r.tenant().equals("tenant-1")).count();
 
-        Run run = run("--format", "tenants", "--requests", "300", "--tenants", "10", "--tenant-rate", "20", "--seed", "3",
+        Run run = BenchCli.run("--format", "tenants", "--requests", "300", "--tenants", "10", "--tenant-rate", "20", "--seed", "3",
                 "--policies", "kvroute,round-robin", "--fleet", "a=2@5,b=1@30", "--tenant-residency", "b=2,a", "--json", json.toString());
 
         assertThat(run.exitCode()).as(run.err()).isZero();
@@ -152,28 +150,28 @@ class BenchCommandTest {
             assertThat(perRegion.path("b").asLong()).as(policy).isEqualTo(keptInB);
             assertThat(perRegion.path("a").asLong()).as(policy).isEqualTo(300 - keptInB);
         }
-        Run unknown = run("--format", "tenants", "--fleet", "a=2@5,b=1@30", "--tenant-residency", "c=2,a");
+        Run unknown = BenchCli.run("--format", "tenants", "--fleet", "a=2@5,b=1@30", "--tenant-residency", "c=2,a");
         assertThat(unknown.exitCode()).isNotZero();
         assertThat(unknown.err()).contains("share 'c=2' names no region of the fleet");
         Path trace = dir.resolve("r.jsonl");
         Files.writeString(trace, "{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [0, 1]}\n");
-        Run notTenants = run("--trace", trace.toString(), "--tenant-residency", "us-east");
+        Run notTenants = BenchCli.run("--trace", trace.toString(), "--tenant-residency", "us-east");
         assertThat(notTenants.exitCode()).isNotZero();
         assertThat(notTenants.err()).contains("--tenant-residency is for --format tenants, not mooncake");
     }
 
     @Test
     void shouldRefuseAnUnknownPolicyOrAMissingTrace() {
-        assertThat(run("--format", "tenants", "--policies", "nope").exitCode()).isNotZero();
-        assertThat(run("--format", "mooncake").exitCode()).isNotZero();
-        assertThat(run("--format", "tenants", "--fleet", "bad").exitCode()).isNotZero();
+        assertThat(BenchCli.run("--format", "tenants", "--policies", "nope").exitCode()).isNotZero();
+        assertThat(BenchCli.run("--format", "mooncake").exitCode()).isNotZero();
+        assertThat(BenchCli.run("--format", "tenants", "--fleet", "bad").exitCode()).isNotZero();
     }
 
     @Test
     void shouldRunANamedScenarioAndWriteItsFiguresAsJson() throws Exception {
         Path json = dir.resolve("scenario.json");
 
-        Run run = run("--scenario", "provider-429", "--seed", "5", "--json", json.toString());
+        Run run = BenchCli.run("--scenario", "provider-429", "--seed", "5", "--json", json.toString());
 
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(run.out()).contains("scenario provider-429", "lost: 0", "cooling down");
@@ -185,7 +183,7 @@ class BenchCommandTest {
 
     @Test
     void shouldRefuseAnUnknownScenarioNamingTheKnownOnes() {
-        Run run = run("--scenario", "meteor-strike");
+        Run run = BenchCli.run("--scenario", "meteor-strike");
 
         assertThat(run.exitCode()).isNotZero();
         assertThat(run.err()).contains("noisy-neighbour");
@@ -198,8 +196,8 @@ class BenchCommandTest {
         String[] common = {"--format", "tenants", "--requests", "300", "--tenant-rate", "20", "--policies", "kvroute,round-robin",
             "--fleet", "a=2@5"};
 
-        Run plain = run(concat(common, "--json", observable.toString()));
-        Run told = run(concat(common, "--json", whiteBox.toString(), "--telemetry", "white-box", "--router-engine", "llama-8b-h100"));
+        Run plain = BenchCli.run(concat(common, "--json", observable.toString()));
+        Run told = BenchCli.run(concat(common, "--json", whiteBox.toString(), "--telemetry", "white-box", "--router-engine", "llama-8b-h100"));
 
         assertThat(plain.exitCode()).as(plain.err()).isZero();
         assertThat(told.exitCode()).as(told.err()).isZero();
@@ -217,8 +215,8 @@ class BenchCommandTest {
 
     @Test
     void shouldRefuseAnUnknownTelemetryModeOrRouterEngine() {
-        Run mode = run("--format", "tenants", "--requests", "10", "--telemetry", "glass-box");
-        Run engine = run("--format", "tenants", "--requests", "10", "--router-engine", "llama-405b");
+        Run mode = BenchCli.run("--format", "tenants", "--requests", "10", "--telemetry", "glass-box");
+        Run engine = BenchCli.run("--format", "tenants", "--requests", "10", "--router-engine", "llama-405b");
 
         assertThat(mode.exitCode()).isNotZero();
         assertThat(mode.err()).contains("glass-box", "observable", "white-box");
@@ -230,18 +228,5 @@ class BenchCommandTest {
         String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, out, a.length, b.length);
         return out;
-    }
-
-    private Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cli = new CommandLine(new BenchCommand());
-        cli.setOut(new PrintWriter(out));
-        cli.setErr(new PrintWriter(err));
-        int code = cli.execute(args);
-        return new Run(code, out.toString(), err.toString());
-    }
-
-    private record Run(int exitCode, String out, String err) {
     }
 }

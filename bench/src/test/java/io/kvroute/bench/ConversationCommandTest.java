@@ -4,12 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
+import io.kvroute.bench.BenchCli.Run;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** {@code --format conversation} from the command line, and the excess it reports (BenchCommandTest covers the rest). */
 class ConversationCommandTest {
@@ -20,7 +18,7 @@ class ConversationCommandTest {
     void shouldGenerateConversationsWithoutATraceAndReportEachPolicysExcess() throws Exception {
         Path json = dir.resolve("conversation.json");
 
-        Run run = run("--format", "conversation", "--requests", "400", "--session-rate", "5", "--policies", "kvroute,round-robin",
+        Run run = BenchCli.run("--format", "conversation", "--requests", "400", "--session-rate", "5", "--policies", "kvroute,round-robin",
                 "--fleet", "a=2@5", "--json", json.toString());
 
         assertThat(run.exitCode()).as(run.err()).isZero();
@@ -39,22 +37,9 @@ class ConversationCommandTest {
 
     @Test
     void shouldRefuseABadSessionRateNamingIt() {
-        Run run = run("--format", "conversation", "--session-rate", "0", "--policies", "kvroute");
+        Run run = BenchCli.run("--format", "conversation", "--session-rate", "0", "--policies", "kvroute");
 
         assertThat(run.exitCode()).isNotZero();
         assertThat(run.err()).contains("sessionsPerSecond must be a finite number > 0, was 0");
-    }
-
-    private Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cli = new CommandLine(new BenchCommand());
-        cli.setOut(new PrintWriter(out));
-        cli.setErr(new PrintWriter(err));
-        int code = cli.execute(args);
-        return new Run(code, out.toString(), err.toString());
-    }
-
-    private record Run(int exitCode, String out, String err) {
     }
 }
