@@ -9,6 +9,7 @@ import io.kvroute.router.routing.RoundRobinPolicy;
 import io.kvroute.router.routing.RoutingResult;
 import io.kvroute.router.routing.WorkerSnapshot;
 import java.util.Collection;
+import java.util.List;
 import java.util.TreeMap;
 
 /**
@@ -31,11 +32,11 @@ final class LoadCalibration {
     /** Bisections between the last scale short of the target and the first past it (a factor of 2 apart). */
     static final int BISECTIONS = 5;
 
-    private final java.util.List<TraceRequest> trace;
+    private final List<TraceRequest> trace;
     private final SimConfig config;
     private final TreeMap<Double, Double> busyByScale = new TreeMap<>();
 
-    LoadCalibration(java.util.List<TraceRequest> trace, SimConfig config) {
+    LoadCalibration(List<TraceRequest> trace, SimConfig config) {
         this.trace = trace;
         this.config = config;
     }
@@ -66,7 +67,7 @@ final class LoadCalibration {
     /** Round-robin's busy share while requests arrive at {@code scale} (each scale run once). */
     double busy(double scale) {
         return busyByScale.computeIfAbsent(scale, s -> {
-            java.util.List<TraceRequest> scaled = Traces.scaleLoad(trace, s);
+            List<TraceRequest> scaled = Traces.scaleLoad(trace, s);
             long from = scaled.get(0).arrivalMs();
             long to = scaled.get(scaled.size() - 1).arrivalMs();
             StepTime steps = new StepTime(from, to);

@@ -18,6 +18,8 @@ import io.kvroute.router.routing.KvAwarePolicy;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -131,7 +133,7 @@ public final class Suite {
                 Bounds.compute(requests, config), config.telemetry().label(), BenchReport.NO_ROUTER_ENGINE);
         PolicyResult kvroute = results.get(KvAwarePolicy.NAME);
         PolicyResult best = results.values().stream().filter(r -> !r.policy().equals(KvAwarePolicy.NAME))
-                .min(java.util.Comparator.comparingDouble(r -> r.ttftExcessMs().p99())).orElseThrow();
+                .min(Comparator.comparingDouble(r -> r.ttftExcessMs().p99())).orElseThrow();
         progress.printf(Locale.ROOT, "  seed %d: excess p50/p99 kvroute %.0f/%.0f ms, %s %.0f/%.0f ms%n", seed,
                 kvroute.ttftExcessMs().p50(), kvroute.ttftExcessMs().p99(), best.policy(), best.ttftExcessMs().p50(),
                 best.ttftExcessMs().p99());
@@ -212,8 +214,7 @@ public final class Suite {
     }
 
     private static String mostCommon(List<String> names) {
-        return names.stream().reduce((a, b) -> java.util.Collections.frequency(names, a) >= java.util.Collections.frequency(names, b) ? a : b)
-                .orElse("-");
+        return names.stream().reduce((a, b) -> Collections.frequency(names, a) >= Collections.frequency(names, b) ? a : b).orElse("-");
     }
 
     /** The whole result as JSON: per cell its scale, busy share, verdict figures and each seed's full report. */

@@ -1,10 +1,10 @@
 package io.kvroute.router.metrics;
 
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.DistributionSummary;
 import io.kvroute.router.routing.EngineSpeed;
 import io.kvroute.router.routing.EngineSpeeds;
 import io.kvroute.router.routing.TtftModel;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The router's own meters, names under {@value #PREFIX}. Tags carry regions, policies, tenants and
@@ -110,7 +111,7 @@ public final class RouterMetrics {
         });
     }
 
-    private void coefficient(String pool, String name, EngineSpeed speed, java.util.function.ToDoubleFunction<TtftModel> value) {
+    private void coefficient(String pool, String name, EngineSpeed speed, ToDoubleFunction<TtftModel> value) {
         Gauge.builder(ENGINE_COEFFICIENT, speed, s -> value.applyAsDouble(s.current()))
                 .tags(TAG_POOL, pool, TAG_COEFFICIENT, name)
                 .description("the engine speed the router learnt for the pool").register(registry);

@@ -17,6 +17,8 @@ public final class EngineSpeeds {
     private final TtftModel prior;
     private final double prefillTokensPerSecond;
     private final Map<String, EngineSpeed> pools = new ConcurrentHashMap<>();
+    /** The pool name of each region's unnamed workers, built once: {@link #modelFor} runs for every candidate. */
+    private static final Map<String, String> REGION_POOLS = new ConcurrentHashMap<>();
     private final EngineSpeed unpooled;
     private volatile Consumer<String> newPoolListener = pool -> { };
 
@@ -67,7 +69,7 @@ public final class EngineSpeeds {
 
     /** The pool a worker's runs are learnt under: the one its telemetry names, else its region's. */
     public static String poolOf(WorkerSnapshot worker) {
-        return worker.pool().isEmpty() ? "region:" + worker.region() : worker.pool();
+        return worker.pool().isEmpty() ? REGION_POOLS.computeIfAbsent(worker.region(), region -> "region:" + region) : worker.pool();
     }
 
     private EngineSpeed create() {
