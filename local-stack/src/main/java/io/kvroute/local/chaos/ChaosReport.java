@@ -46,6 +46,7 @@ public record ChaosReport(
         int faultsSkipped,
         Map<ResponseStatus, Integer> results,
         int lost,
+        List<String> lostStories,
         int duplicatedResults,
         List<String> duplicatedIds,
         int duplicatedBySplitTransactions,
@@ -108,6 +109,7 @@ public record ChaosReport(
                 .filter(d -> d.key() != null && d.reason() != null && !d.reason().isBlank())
                 .forEach(d -> deadLetterKeysWithReason.add(d.key()));
         List<String> poisonMissing = new ArrayList<>();
+        List<String> lostStories = new ArrayList<>();
         List<String> duplicatedIds = new ArrayList<>();
         for (ChaosWorkload.Item item : items) {
             String id = item.requestId();
@@ -134,6 +136,9 @@ public record ChaosReport(
             List<TopicAudit.Terminal> terminals = audit.terminals().getOrDefault(id, List.of());
             if (terminals.isEmpty()) {
                 lost++;
+                ResponseStatus seenByClient = clientResults == null ? null : clientResults.get(id);
+                lostStories.add((item.isPoison() ? "poison " : "") + audit.story(id)
+                        + (seenByClient == null ? "" : "; the client had " + seenByClient));
                 continue;
             }
             Map<Integer, Integer> perAttempt = new HashMap<>();
@@ -154,7 +159,7 @@ public record ChaosReport(
                 disagreements++;
             }
         }
-        return new ChaosReport(items.size(), poison, faults, skipped, results, lost, duplicated,
+        return new ChaosReport(items.size(), poison, faults, skipped, results, lost, lostStories.stream().limit(20).toList(), duplicated,
                 duplicatedIds.stream().limit(20).toList(), duplicatedBySplit, redelivered, dispatchedTwice, dispatchedTwiceBySplit,
                 replaced, audit.requestsRerun(), audit.deadLetters().size(), poison - poisonMissing.size(), poisonMissing.stream().limit(20).toList(),
                 dispatchedToSilentRegion(audit, injected, telemetryTtlMs), disagreements, List.copyOf(injected), List.of(), List.of(), durationSeconds);
@@ -165,7 +170,7 @@ public record ChaosReport(
      * and transactions left hanging by the broker that were aborted.
      */
     public ChaosReport withOperatorActions(List<String> restarted, List<String> abortedTransactions) {
-        return new ChaosReport(requests, poison, faults, faultsSkipped, results, lost, duplicatedResults, duplicatedIds,
+        return new ChaosReport(requests, poison, faults, faultsSkipped, results, lost, lostStories, duplicatedResults, duplicatedIds,
                 duplicatedBySplitTransactions, redeliveredTerminals, dispatchedTwice, dispatchedTwiceBySplitTransactions, replaced, requestsRerun, dlq, poisonInDlq, poisonMissingFromDlq,
                 dispatchedToSilentRegion, clientDisagreements, timeline, List.copyOf(restarted), List.copyOf(abortedTransactions),
                 durationSeconds);
@@ -221,6 +226,7 @@ public record ChaosReport(
         json.put("failed", count(ResponseStatus.FAILED));
         json.put("cancelled", count(ResponseStatus.CANCELLED));
         json.put("lost", lost);
+        json.put("lost_stories", lostStories);
         json.put("duplicated_results", duplicatedResults);
         json.put("duplicated_ids", duplicatedIds);
         json.put("duplicated_by_split_transactions", duplicatedBySplitTransactions);
@@ -267,6 +273,7 @@ public record ChaosReport(
         out.printf("  %-26s %d / %d / %d%n", "expired / failed / cancelled", count(ResponseStatus.EXPIRED),
                 count(ResponseStatus.FAILED), count(ResponseStatus.CANCELLED));
         out.printf("  %-26s %d%n", "lost", lost);
+        lostStories.forEach(story -> out.printf("  %-26s %s%n", "", story));
         out.printf("  %-26s %d%s%n", "duplicated results", duplicatedResults, duplicatedBySplitTransactions == 0 ? ""
                 : " (" + duplicatedBySplitTransactions + " from transactions the broker split: not a client fault)");
         out.printf("  %-26s %d%s%n", "dispatched twice", dispatchedTwice, dispatchedTwiceBySplitTransactions == 0 ? ""

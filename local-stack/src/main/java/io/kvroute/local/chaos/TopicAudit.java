@@ -18,6 +18,7 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -55,6 +56,8 @@ public final class TopicAudit {
     private final Map<String, List<Long>> dispatchWrittenAtMs = new HashMap<>();
     private final List<Dispatch> dispatchDecisions = new ArrayList<>();
     private final List<DeadLetter> deadLetters = new ArrayList<>();
+    /** What the topics say of each request, for a failed run's report: (record time, what). */
+    private final Map<String, List<Map.Entry<Long, String>>> events = new HashMap<>();
     private long undecodable;
 
     public static TopicAudit read(String bootstrapServers, Serdes serdes, KvrouteTopics topics, Collection<String> regions,
@@ -66,11 +69,18 @@ public final class TopicAudit {
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
                 ConsumerConfig.CLIENT_ID_CONFIG, "kvroute-chaos-audit");
         try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(config, new StringDeserializer(), new ByteArrayDeserializer())) {
+            audit.readToEnd(consumer, topics.requests().name(), timeout, record ->
+                    audit.event(record.key(), record.timestamp(), "request " + record.topic() + "/" + record.partition()
+                            + "@" + record.offset()));
             Deserializer<ResponseEvent> responses = serdes.valueSerde(ResponseEvent.class).deserializer();
             audit.readToEnd(consumer, topics.responses().name(), timeout, record -> {
                 ResponseEvent event = audit.decode(responses, record);
                 if (event != null) {
                     audit.attempts.computeIfAbsent(event.getRequestId(), id -> new HashSet<>()).add(event.getAttempt());
+                    if (event.getTerminal() != null) {
+                        audit.event(event.getRequestId(), record.timestamp(), "terminal " + event.getTerminal().getStatus()
+                                + " attempt " + event.getAttempt() + (event.getDuplicate() ? " (duplicate submission)" : ""));
+                    }
                 }
                 // a duplicate submission's rejection answers that submission, not the request (the response rule)
                 if (event != null && event.getTerminal() != null && !event.getDuplicate()) {
@@ -84,6 +94,8 @@ public final class TopicAudit {
                 audit.readToEnd(consumer, topics.dispatchTopic(region), timeout, record -> {
                     DispatchedRequest value = audit.decode(dispatched, record);
                     if (value != null) {
+                        audit.event(record.key(), record.timestamp(), "dispatch " + record.topic() + "/" + record.partition()
+                                + " attempt " + value.getAttempt());
                         audit.dispatchRecords.computeIfAbsent(record.key(), id -> new HashMap<>()).merge(value.getAttempt(), 1, Integer::sum);
                         audit.dispatchWrittenAtMs.computeIfAbsent(record.key(), id -> new ArrayList<>()).add(record.timestamp());
                     }
@@ -92,6 +104,10 @@ public final class TopicAudit {
             Deserializer<RoutingDecision> decisions = serdes.valueSerde(RoutingDecision.class).deserializer();
             audit.readToEnd(consumer, topics.decisions().name(), timeout, record -> {
                 RoutingDecision decision = audit.decode(decisions, record);
+                if (decision != null) {
+                    audit.event(decision.getRequestId(), record.timestamp(), "decision " + decision.getOutcome()
+                            + (decision.getRegion() == null ? "" : " " + decision.getRegion()));
+                }
                 if (decision != null && decision.getOutcome() == DecisionOutcome.DISPATCHED) {
                     audit.dispatchDecisions.add(new Dispatch(decision.getRequestId(), decision.getRegion(), decision.getDecidedAtMs()));
                 }
@@ -101,6 +117,25 @@ public final class TopicAudit {
                             header(record, DeadLetterHeaders.ERROR_MESSAGE))));
         }
         return audit;
+    }
+
+    private void event(String requestId, long atMs, String what) {
+        if (requestId != null) {
+            events.computeIfAbsent(requestId, id -> new ArrayList<>()).add(Map.entry(atMs, what));
+        }
+    }
+
+    /** A request's records across the audited topics in time order, e.g. for a request with no terminal. */
+    public String story(String requestId) {
+        List<Map.Entry<Long, String>> seen = events.getOrDefault(requestId, List.of());
+        if (seen.isEmpty()) {
+            return requestId + ": no decision, dispatch or response";
+        }
+        long first = seen.stream().mapToLong(Map.Entry::getKey).min().orElseThrow();
+        return requestId + ": " + seen.stream()
+                .sorted(Map.Entry.comparingByKey())
+                .map(e -> "+" + (e.getKey() - first) + " ms " + e.getValue())
+                .collect(Collectors.joining("; "));
     }
 
     private <T> T decode(Deserializer<T> deserializer, ConsumerRecord<String, byte[]> record) {

@@ -53,6 +53,8 @@ class ChaosReportTest {
         ChaosReport report = ChaosReport.of(items, audit, List.of(), null, List.of(), List.of(), 2_000, 1.0);
 
         assertThat(report.lost()).isEqualTo(1);
+        assertThat(report.lostStories()).singleElement().asString().startsWith((items.get(0).isPoison() ? "poison " : "")
+                + items.get(0).requestId() + ": ");
         assertThat(report.passed()).isFalse();
     }
 
