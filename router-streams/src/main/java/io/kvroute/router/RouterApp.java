@@ -41,7 +41,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The router process: validates its configuration, checks that the kvroute topics exist (the
  * launcher creates them), creates its own admission topics when tenants have quotas, builds the topology, starts Kafka Streams and, if
- * {@code router.metrics.port >= 0}, a Prometheus endpoint. Never wipes local state on start.
+ * {@code router.metrics.port >= 0}, an endpoint serving {@code /metrics} and the probes {@code /health/live} and
+ * {@code /health/ready} ({@link RouterHealth}). Never wipes local state on start.
  *
  * <pre>
  * java -cp ... io.kvroute.router.RouterApp [--config FILE] [key=value ...]
@@ -105,7 +106,8 @@ public final class RouterApp implements AutoCloseable {
         streamsMetrics.bindTo(registry);
         PrometheusEndpoint endpoint;
         try {
-            endpoint = config.metricsPort() >= 0 ? PrometheusEndpoint.start(config.metricsHost(), config.metricsPort(), registry) : null;
+            endpoint = config.metricsPort() >= 0 ? PrometheusEndpoint.start(config.metricsHost(), config.metricsPort(), registry,
+                    RouterHealth.of(streams::state)) : null;
         } catch (RuntimeException e) {
             streamsMetrics.close();
             streams.close(Duration.ZERO);

@@ -102,6 +102,11 @@ class RouterAppIntegrationTest {
                     HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + app.metricsPort() + "/metrics")).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(metrics.body()).contains("kvroute_router_requests_routed").contains("kafka_stream");
+            HttpResponse<String> ready = HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + app.metricsPort() + "/health/ready")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(ready.statusCode()).as(ready.body()).isEqualTo(200);
+            assertThat(ready.body()).contains("streams RUNNING");
         }
     }
 

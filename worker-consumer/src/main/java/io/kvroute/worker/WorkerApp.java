@@ -126,8 +126,6 @@ public final class WorkerApp implements AutoCloseable {
             metrics.bindProducer(producer);
             metrics.bindProducer(txProducer);
             metrics.bindConsumer(consumer);
-            PrometheusEndpoint endpoint = config.metricsPort() < 0 ? null
-                    : opened(opened, PrometheusEndpoint.start(config.metricsHost(), config.metricsPort(), registry));
 
             DispatchConsumer dispatch = new DispatchConsumer(config, consumer, producer, txProducer, engine,
                     serdes.valueSerde(DispatchedRequest.class), serdes.valueSerde(ResponseEvent.class), metrics, clock);
@@ -135,6 +133,9 @@ public final class WorkerApp implements AutoCloseable {
                     dispatch::supersede, serdes.valueSerde(CancelRequest.class).deserializer(),
                     Duration.ofMillis(config.cancellationLookbackMs()), clock);
             dispatch.cancellationView(cancellations);
+            PrometheusEndpoint endpoint = config.metricsPort() < 0 ? null
+                    : opened(opened, PrometheusEndpoint.start(config.metricsHost(), config.metricsPort(), registry,
+                            WorkerHealth.of(dispatch::isRunning, dispatch::ownedPartitions, engine::unreachable)));
             KvEventPublisher kvEvents = new KvEventPublisher(config.workerId(), config.region(), topics.kvEvents().name(),
                     engine, producer, serdes.valueSerde(KvCacheEvent.class).serializer(), clock);
             TelemetryPublisher telemetry = new TelemetryPublisher(config.workerId(), config.region(), config.models(), config.pool(),

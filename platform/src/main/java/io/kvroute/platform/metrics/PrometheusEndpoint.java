@@ -1,6 +1,9 @@
 package io.kvroute.platform.metrics;
 
+import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.kvroute.platform.health.HealthStatus;
+import io.kvroute.platform.health.ProcessHealth;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -8,10 +11,13 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.function.Supplier;
 
 /**
- * Serves a Micrometer registry in the Prometheus text format on {@code /metrics}. Port 0 picks
- * a free port ({@link #port()} tells which); a negative port means disabled.
+ * A process's HTTP endpoint: its Micrometer registry in the Prometheus text format on
+ * {@code /metrics}, and its probes on {@code /health/live} and {@code /health/ready} (200 with
+ * {@code {"status":"UP",...}}, or 503 with {@code "DOWN"} and the reason). Port 0 picks a free port
+ * ({@link #port()} tells which); a negative port means disabled.
  */
 public final class PrometheusEndpoint implements AutoCloseable {
     private final PrometheusMeterRegistry registry;
@@ -27,6 +33,10 @@ public final class PrometheusEndpoint implements AutoCloseable {
     }
 
     public static PrometheusEndpoint start(String host, int port, PrometheusMeterRegistry registry) {
+        return start(host, port, registry, ProcessHealth.ALWAYS_UP);
+    }
+
+    public static PrometheusEndpoint start(String host, int port, PrometheusMeterRegistry registry, ProcessHealth health) {
         try {
             HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 0);
             server.createContext("/metrics", exchange -> {
@@ -37,10 +47,27 @@ public final class PrometheusEndpoint implements AutoCloseable {
                     out.write(body);
                 }
             });
+            server.createContext("/health/live", exchange -> serve(exchange, health.live()));
+            server.createContext("/health/ready", exchange -> serve(exchange, health.ready()));
             server.start();
             return new PrometheusEndpoint(registry, server);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot serve metrics on " + host + ":" + port + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void serve(HttpExchange exchange, Supplier<HealthStatus> probe) throws IOException {
+        HealthStatus status;
+        try {
+            status = probe.get();
+        } catch (RuntimeException e) {
+            status = HealthStatus.down("the check failed: " + e);
+        }
+        byte[] body = status.toJson().getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().add("Content-Type", "application/json");
+        exchange.sendResponseHeaders(status.up() ? 200 : 503, body.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(body);
         }
     }
 

@@ -34,6 +34,11 @@ public interface InferenceEngine extends AutoCloseable {
         return false;
     }
 
+    /** Why the engine's server cannot be reached now, or null when it can (or the engine has no server to reach). */
+    default String unreachable() {
+        return null;
+    }
+
     @Override
     void close();
 }

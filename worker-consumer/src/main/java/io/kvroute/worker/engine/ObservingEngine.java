@@ -65,6 +65,11 @@ public final class ObservingEngine implements InferenceEngine {
     }
 
     @Override
+    public String unreachable() {
+        return delegate.unreachable();
+    }
+
+    @Override
     public void close() {
         delegate.close();
     }

@@ -155,6 +155,11 @@ public final class PoolQuotaEngine implements InferenceEngine {
     }
 
     @Override
+    public String unreachable() {
+        return delegate.unreachable();
+    }
+
+    @Override
     public void close() {
         if (drainer != null) {
             drainer.shutdownNow();

@@ -238,6 +238,9 @@ class WorkerIntegrationTest {
                 .openStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(scrape).contains("kvroute_worker_requests_total").contains("kvroute_worker_kv_usage")
                 .contains("kafka_consumer");
+        String ready = new String(java.net.URI.create("http://127.0.0.1:" + worker.metricsPort() + "/health/ready").toURL()
+                .openStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(ready).as("served 200 (openStream throws on 503)").isEqualTo("{\"status\":\"UP\",\"detail\":\"dispatch partitions [0, 1]\"}");
 
         worker.close();
         await().atMost(Duration.ofSeconds(10)).until(() -> telemetry.poll().stream()

@@ -366,6 +366,12 @@ public final class OpenAiCompatibleEngine implements InferenceEngine {
         return scraper != null && scraper.failing() || clock.getAsLong() < rateLimitedUntilMs();
     }
 
+    /** Known only from the metrics scrape: when scraping is off, the server counts as reachable. */
+    @Override
+    public String unreachable() {
+        return scraper != null && scraper.failing() ? "cannot read the server's metrics: " + scraper.lastError() : null;
+    }
+
     /** The metrics scraper, or null when scraping is off. */
     public ServerMetricsScraper scraper() {
         return scraper;

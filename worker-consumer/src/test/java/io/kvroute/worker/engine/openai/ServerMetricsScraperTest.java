@@ -100,6 +100,8 @@ class ServerMetricsScraperTest {
 
         assertThat(engine.isDegraded()).isTrue();
         assertThat(engine.scraper().lastError()).contains("500");
+        assertThat(engine.unreachable()).as("what the worker's readiness probe says").startsWith("cannot read the server's metrics: ")
+                .contains("500");
     }
 
     @Test
@@ -110,6 +112,7 @@ class ServerMetricsScraperTest {
         server.route((path, body) -> ReplayServer.page("sglang-0.4-metrics.txt"));
 
         await().atMost(Duration.ofSeconds(10)).until(() -> !engine.isDegraded());
+        assertThat(engine.unreachable()).isNull();
         assertThat(engine.snapshot().runningRequests()).isEqualTo(12);
     }
 }
