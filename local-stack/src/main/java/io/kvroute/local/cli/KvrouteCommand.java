@@ -7,6 +7,7 @@ import io.kvroute.ingress.cli.DecisionsCommand;
 import io.kvroute.ingress.cli.SubmitCommand;
 import io.kvroute.local.chaos.ChaosCommand;
 import io.kvroute.local.demo.DemoCommand;
+import io.kvroute.local.up.UpCommand;
 import io.kvroute.router.RouterApp;
 import io.kvroute.worker.WorkerApp;
 import java.util.ArrayList;
@@ -22,6 +23,7 @@ import picocli.CommandLine.Parameters;
         description = "Load balancer for LLM inference across multi-region GPU pools, on Apache Kafka.",
         subcommands = {
             DemoCommand.class,
+            UpCommand.class,
             ChaosCommand.class,
             BenchCommand.class,
             KvrouteCommand.Router.class,

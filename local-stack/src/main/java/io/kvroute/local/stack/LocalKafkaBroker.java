@@ -34,14 +34,27 @@ public final class LocalKafkaBroker implements AutoCloseable {
     }
 
     public LocalKafkaBroker(Path dir, String heap, int brokerCount) {
+        this(dir, heap, brokerCount, 0, 0);
+    }
+
+    /**
+     * One node, broker and controller, listening on {@code brokerPort} and {@code controllerPort}
+     * (0: any free port), so that a stack started again on the same directory keeps its address.
+     */
+    public LocalKafkaBroker(Path dir, String heap, int brokerPort, int controllerPort) {
+        this(dir, heap, 1, brokerPort, controllerPort);
+    }
+
+    private LocalKafkaBroker(Path dir, String heap, int brokerCount, int firstBrokerPort, int controllerPort) {
         if (brokerCount < 1) {
             throw new IllegalArgumentException("a Kafka cluster needs at least one broker, was " + brokerCount);
         }
         this.dir = dir.toAbsolutePath();
         this.heap = heap;
-        this.controllerPort = ChildJvm.freePort();
+        this.controllerPort = controllerPort > 0 ? controllerPort : ChildJvm.freePort();
         for (int i = 1; i <= brokerCount; i++) {
-            brokers.add(new Node(i, ChildJvm.freePort(), brokerCount == 1 ? "broker,controller" : "broker"));
+            int port = i == 1 && firstBrokerPort > 0 ? firstBrokerPort : ChildJvm.freePort();
+            brokers.add(new Node(i, port, brokerCount == 1 ? "broker,controller" : "broker"));
         }
         this.controllerOnly = brokerCount == 1 ? null : new Node(CONTROLLER_ONLY_ID, controllerPort, "controller");
     }

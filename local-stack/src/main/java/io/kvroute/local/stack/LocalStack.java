@@ -26,6 +26,10 @@ public final class LocalStack implements AutoCloseable {
     private LocalKafkaBroker broker;
     private ApicurioRegistry registry;
     private KvrouteServices services;
+    private int kafkaPort;
+    private int controllerPort;
+    private int registryPort;
+    private boolean keepsSchemas;
 
     public LocalStack(Path dir, FleetSpec fleet, String policy, Map<String, String> extraSettings) {
         this(dir, fleet, policy, extraSettings, 1);
@@ -40,13 +44,26 @@ public final class LocalStack implements AutoCloseable {
         this.extraSettings = Map.copyOf(extraSettings);
     }
 
+    /**
+     * Listens on these ports (0: any free one) and keeps the registry's schemas in {@code dir}, so a
+     * stack started again on the same directory has the same addresses and still reads what it wrote
+     * (the broker keeps its data there in any case).
+     */
+    public LocalStack kept(int kafkaPort, int controllerPort, int registryPort) {
+        this.kafkaPort = kafkaPort;
+        this.controllerPort = controllerPort;
+        this.registryPort = registryPort;
+        this.keepsSchemas = true;
+        return this;
+    }
+
     /** Starts everything, or nothing: on a failure what was started is stopped before the error is thrown. */
     public LocalStack start() {
         long started = System.nanoTime();
         try {
-            broker = new LocalKafkaBroker(dir.resolve("kafka"), "512m");
+            broker = new LocalKafkaBroker(dir.resolve("kafka"), "512m", kafkaPort, controllerPort);
             broker.start();
-            registry = ApicurioRegistry.start(dir.resolve("registry"));
+            registry = ApicurioRegistry.start(dir.resolve("registry"), registryPort, keepsSchemas);
             LOG.info("broker at {} and schema registry at {} ready in {} ms", broker.bootstrapServers(), registry.url(),
                     (System.nanoTime() - started) / 1_000_000);
             services = new KvrouteServices(broker.bootstrapServers(), registry.url(), topics, fleet, policy, dir, extraSettings,

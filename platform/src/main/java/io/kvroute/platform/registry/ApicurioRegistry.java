@@ -10,6 +10,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -44,23 +45,40 @@ public final class ApicurioRegistry implements AutoCloseable {
                 + ": build the project first (mvn -DskipTests install unpacks it) or set -D" + DIR_PROPERTY);
     }
 
+    /** A registry holding its schemas in memory, on a free port. */
     public static ApicurioRegistry start(Path dir) {
+        return start(dir, 0, false);
+    }
+
+    /**
+     * A registry on {@code port} (0: any free port); with {@code persistent}, its schemas are kept in
+     * an H2 database file under {@code dir} (the registry's own storage, pointed at a file instead of
+     * memory), so that records written before a restart still decode after it.
+     */
+    public static ApicurioRegistry start(Path dir, int port, boolean persistent) {
         Path jar = locateRunnerJar();
         Path workDir = dir.toAbsolutePath();
-        int port = ChildJvm.freePort();
+        if (port <= 0) {
+            port = ChildJvm.freePort();
+        }
         int managementPort = ChildJvm.freePort();
         try {
             Files.createDirectories(workDir);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        ChildJvm jvm = ChildJvm.start("schema-registry", List.of(
-                        "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                        "-Dquarkus.http.host=127.0.0.1",
-                        "-Dquarkus.http.port=" + port,
-                        "-Dquarkus.management.host=127.0.0.1",
-                        "-Dquarkus.management.port=" + managementPort,
-                        "-Dquarkus.log.level=WARN"),
+        List<String> jvmArgs = new ArrayList<>(List.of(
+                "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-Dquarkus.http.host=127.0.0.1",
+                "-Dquarkus.http.port=" + port,
+                "-Dquarkus.management.host=127.0.0.1",
+                "-Dquarkus.management.port=" + managementPort,
+                "-Dquarkus.log.level=WARN"));
+        if (persistent) {
+            // the variable the registry's production datasource URL is read from (in memory by default)
+            jvmArgs.add("-DREGISTRY_DATASOURCE_URL=jdbc:h2:file:" + workDir.resolve("registry_db"));
+        }
+        ChildJvm jvm = ChildJvm.start("schema-registry", jvmArgs,
                 null, jar.toString(), List.of(), workDir, workDir.resolve("schema-registry.log"));
         ApicurioRegistry registry = new ApicurioRegistry(jvm, port);
         jvm.awaitReady(registry::answers, Duration.ofSeconds(90));

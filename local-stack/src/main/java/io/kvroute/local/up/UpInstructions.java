@@ -1,0 +1,38 @@
+package io.kvroute.local.up;
+
+import io.kvroute.local.stack.LocalStack;
+import io.kvroute.router.RouterApp;
+import io.kvroute.worker.WorkerApp;
+import java.nio.file.Path;
+
+/** What {@code kvroute up} prints once the stack runs: where everything is, and the commands to paste. */
+final class UpInstructions {
+    private UpInstructions() {
+    }
+
+    static String of(LocalStack stack, Path workDir, Path clientConfig, Path exampleBatch) {
+        String config = "--config " + clientConfig;
+        String manifest = exampleBatch + ".manifest.jsonl";
+        StringBuilder text = new StringBuilder();
+        text.append("kvroute up: running; Ctrl-C stops everything (data kept in ").append(workDir.toAbsolutePath()).append(")\n\n");
+        text.append(String.format("  %-22s %s%n", "Kafka", stack.bootstrapServers()));
+        text.append(String.format("  %-22s %s%n", "schema registry", stack.registryUrl()));
+        for (RouterApp router : stack.services().routers()) {
+            text.append(String.format("  %-22s %s%n", "router", endpoints(router.metricsPort())));
+        }
+        for (WorkerApp worker : stack.services().workers()) {
+            text.append(String.format("  %-22s %s%n", "worker " + worker.workerId(), endpoints(worker.metricsPort())));
+        }
+        text.append(String.format("  %-22s %s%n", "client settings", clientConfig));
+        text.append("\nTry (an example batch is in ").append(exampleBatch).append("):\n");
+        text.append("  ./kvroute submit ").append(config).append(' ').append(exampleBatch).append('\n');
+        text.append("  ./kvroute collect ").append(config).append(" --ids ").append(manifest).append(" --output results.jsonl\n");
+        text.append("  ./kvroute decisions ").append(config).append(" --follow --from-beginning\n");
+        return text.toString();
+    }
+
+    private static String endpoints(Integer port) {
+        return port == null || port < 0 ? "(no metrics endpoint)"
+                : "http://127.0.0.1:" + port + "/metrics  /health/ready  /health/live";
+    }
+}
