@@ -2,6 +2,7 @@ package io.kvroute.ingress.client;
 
 import io.kvroute.ingress.prompt.PromptHasher;
 import io.kvroute.platform.config.ConfigException;
+import io.kvroute.platform.config.SettingDefs;
 import io.kvroute.platform.config.Settings;
 import io.kvroute.schemas.topics.KvrouteTopics;
 import java.util.HashMap;
@@ -28,6 +29,22 @@ public final class ClientConfig {
     public static final int DEFAULT_PREFIX_BLOCK_TOKENS = PromptHasher.DEFAULT_BLOCK_TOKENS;
     public static final long DEFAULT_CHUNK_GRACE_MS = 5_000;
 
+    /**
+     * Every client setting (the library, and the submit / collect / decisions / cancel commands):
+     * type, valid values, default and what it does; {@code docs/settings.md} is generated from it.
+     */
+    public static final SettingDefs DEFINITIONS = SettingDefs.builder()
+            .string(BOOTSTRAP_SERVERS, null, "host:port,...", "The Kafka cluster requests are written to and results read from.")
+            .string(SCHEMA_REGISTRY_URL, null, "http:// or https:// URL", "The schema registry (Confluent API).")
+            .string(TOPIC_PREFIX, KvrouteTopics.DEFAULT_PREFIX, "letters, digits, '.', '_' or '-'", "Topics are named `<prefix>.<name>`; must match the router's.")
+            .string(TENANT, DEFAULT_TENANT, "any name", "The tenant requests are submitted under (quotas, residency and fairness key on it).")
+            .string(CLIENT_ID, DEFAULT_CLIENT_ID, "any name", "Prefix of the Kafka client ids.")
+            .intRange(PREFIX_BLOCK_TOKENS, 1, 1 << 16, DEFAULT_PREFIX_BLOCK_TOKENS,
+                    "Tokens per prompt block hashed for prefix routing; the size travels with each request.")
+            .longRange(CHUNK_GRACE_MS, 0, 3_600_000, DEFAULT_CHUNK_GRACE_MS,
+                    "How long a result with chunks still missing waits for them before it is delivered with the chunks at hand.")
+            .build();
+
     private final String bootstrapServers;
     private final String schemaRegistryUrl;
     private final KvrouteTopics topics;
@@ -48,8 +65,8 @@ public final class ClientConfig {
         }
         this.tenant = settings.string(TENANT, DEFAULT_TENANT);
         this.clientId = settings.string(CLIENT_ID, DEFAULT_CLIENT_ID);
-        this.prefixBlockTokens = settings.has(PREFIX_BLOCK_TOKENS) ? settings.intValue(PREFIX_BLOCK_TOKENS, 1, 1 << 16) : DEFAULT_PREFIX_BLOCK_TOKENS;
-        this.chunkGraceMs = settings.has(CHUNK_GRACE_MS) ? settings.longValue(CHUNK_GRACE_MS, 0, 3_600_000) : DEFAULT_CHUNK_GRACE_MS;
+        this.prefixBlockTokens = settings.has(PREFIX_BLOCK_TOKENS) ? DEFINITIONS.intValue(settings, PREFIX_BLOCK_TOKENS) : DEFAULT_PREFIX_BLOCK_TOKENS;
+        this.chunkGraceMs = settings.has(CHUNK_GRACE_MS) ? DEFINITIONS.longValue(settings, CHUNK_GRACE_MS) : DEFAULT_CHUNK_GRACE_MS;
         this.kafkaOverrides = Map.copyOf(settings.withPrefix(KAFKA_PREFIX));
     }
 

@@ -72,7 +72,7 @@ public final class KvrouteCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "router", description = "Run a router instance: [--config FILE] [key=value ...] (see README, Configuration).")
+    @Command(name = "router", description = "Run a router instance: [--config FILE] [key=value ...] (every setting: docs/settings.md).")
     static final class Router implements Callable<Integer> {
         @Option(names = "--config", description = "A properties file of settings.")
         String config;
@@ -88,7 +88,7 @@ public final class KvrouteCommand implements Callable<Integer> {
     }
 
     @Command(name = "worker", description = "Run a worker: [--engine sim|openai --endpoint URL --model NAME --region R --id ID] "
-            + "[--config FILE] [key=value ...] (see README, Configuration).")
+            + "[--config FILE] [key=value ...] (every setting: docs/settings.md).")
     static final class Worker implements Callable<Integer> {
         @Option(names = "--config", description = "A properties file of settings.")
         String config;

@@ -1,6 +1,7 @@
 package io.kvroute.router.config;
 
 import io.kvroute.platform.config.ConfigException;
+import io.kvroute.platform.config.SettingDefs;
 import io.kvroute.platform.config.Settings;
 import io.kvroute.router.errors.DeadLetteringProcessingHandler;
 import io.kvroute.router.errors.DeadLetteringProductionHandler;
@@ -113,6 +114,81 @@ public final class RouterConfig {
     public static final long MAX_DEDUP_RETENTION_MS = 30L * 86_400_000;
     public static final String EXACTLY_ONCE_V2 = StreamsConfig.EXACTLY_ONCE_V2;
 
+
+    private static final String NAME_CHARS = "letters, digits, '.', '_' or '-'";
+
+    /**
+     * Every router setting: type, valid values, default and what it does. The constructor reads ranges
+     * and enumerations from here, {@link #defaults()} is built from it, and {@code docs/settings.md}
+     * is generated from it.
+     */
+    public static final SettingDefs DEFINITIONS = SettingDefs.builder()
+            .string(BOOTSTRAP_SERVERS, null, "host:port,...", "The Kafka cluster the router reads from and writes to.")
+            .string(SCHEMA_REGISTRY_URL, null, "http://, https:// or mock:// URL",
+                    "The schema registry (Confluent API) the Avro serde registers and looks up schemas in.")
+            .string(TOPIC_PREFIX, DEFAULT_TOPIC_PREFIX, NAME_CHARS, "Topics are named `<prefix>.<name>`.")
+            .string(APPLICATION_ID, DEFAULT_APPLICATION_ID, NAME_CHARS,
+                    "Kafka Streams application id: instances with the same id share the requests partitions; also names the router's admission topics.")
+            .stringWorkedOut(STATE_DIR, "`<java.io.tmpdir>/kvroute-router-<application id>`", "a directory",
+                    "Kafka Streams state directory, one per instance on a machine.")
+            .list(REGIONS, null, "lower-case letters, digits and '-', comma-separated",
+                    "The regions requests may name and the router dispatches to (one dispatch topic each).")
+            .oneOf(POLICY, Policies.allNames(), DEFAULT_POLICY, "The routing policy.")
+            .oneOf(ENGINE_MODEL, enginePriorNames(), DEFAULT_ENGINE_MODEL,
+                    "The engine profile the kvroute policy starts each pool from before finished requests teach it that pool's speed; none learns from the first requests.")
+            .list(MODELS, DEFAULT_MODELS, "name:maxContextTokens,...",
+                    "Served models and their context windows; a request naming another model, or asking for more tokens than the window, is rejected.")
+            .intRange(MAX_PROMPT_TOKENS, 1, Integer.MAX_VALUE, DEFAULT_MAX_PROMPT_TOKENS, "A request with a longer prompt is rejected.")
+            .longRange(TELEMETRY_TTL_MS, 1, 3_600_000, DEFAULT_TELEMETRY_TTL_MS, "A worker whose newest telemetry is older than this gets no new work.")
+            .longRange(COMMIT_INTERVAL_MS, 1, 60_000, DEFAULT_COMMIT_INTERVAL_MS,
+                    "Kafka Streams commit interval; the router always runs exactly_once_v2, so its output becomes readable at this pace.")
+            .intRange(METRICS_PORT, -1, 65_535, DEFAULT_METRICS_PORT, "Port of the Prometheus /metrics endpoint; -1 turns it off.")
+            .string(METRICS_HOST, DEFAULT_METRICS_HOST, "a host name or address", "Address the metrics endpoint listens on.")
+            .longRange(PARKED_RETRY_MS, 1, 60_000, DEFAULT_PARKED_RETRY_MS,
+                    "How often requests waiting for capacity are tried again, and other instances' placements followed.")
+            .longRange(PARKED_MAX_MS, 1, Long.MAX_VALUE / 4, DEFAULT_PARKED_MAX_MS, "A request that has waited for capacity this long is REJECTED.")
+            .longRange(PARKED_MAX_COUNT, 1, 100_000_000, DEFAULT_PARKED_MAX_COUNT,
+                    "Requests waiting per routing task; beyond it a new one is REJECTED at once.")
+            .doubleRange(SATURATION_QUEUE_FACTOR, 0.01, 1_000, RoutingSettings.DEFAULT_SATURATION_QUEUE_FACTOR,
+                    "A worker with running + waiting + pending requests at this many times its batch limit takes no new work (under kvroute, its candidates together).")
+            .doubleRange(SATURATION_KV_USAGE, 0.01, 1.0, RoutingSettings.DEFAULT_SATURATION_KV_USAGE,
+                    "KV use, with the router's placements since the telemetry, past which a worker takes no new work (under kvroute, except a request whose prefix it holds).")
+            .doubleRange(KV_HEADROOM, 0.01, 1.0, RoutingSettings.DEFAULT_KV_HEADROOM,
+                    "KV use past which the kvroute policy charges a placement for the pages it adds.")
+            .doubleRange(PREFILL_TOKENS_PER_SECOND, 1, 1e9, RoutingSettings.DEFAULT_PREFILL_TOKENS_PER_SECOND,
+                    "Prefill rate assumed for a worker before its pool's speed is learnt (a higher measured rate wins).")
+            .longRange(LEDGER_GRACE_MS, 0, 600_000, RoutingSettings.DEFAULT_LEDGER_GRACE_MS,
+                    "Placements made up to this long before a telemetry snapshot still count on top of it (the worker may not have seen them).")
+            .longRange(LEDGER_MAX_AGE_MS, 1, 3_600_000, RoutingSettings.DEFAULT_LEDGER_MAX_AGE_MS,
+                    "The router forgets its own pending placements after this long even without new telemetry.")
+            .intRange(PREFIX_INDEX_CAPACITY, 1, 100_000_000, RoutingSettings.DEFAULT_PREFIX_INDEX_CAPACITY,
+                    "(block, worker) pairs kept in the index of where the router sent each prefix.")
+            .intRange(KV_EVENT_INDEX_CAPACITY, 1, 100_000_000, RoutingSettings.DEFAULT_KV_EVENT_INDEX_CAPACITY,
+                    "(block, worker) pairs kept from workers' KV events; stores beyond it are dropped.")
+            .longRange(RANDOM_SEED, Long.MIN_VALUE, Long.MAX_VALUE, RoutingSettings.DEFAULT_RANDOM_SEED,
+                    "Seed of the randomised choices (power-of-two, candidate sampling): same seed, same choices.")
+            .intRange(CANDIDATE_SAMPLE_SIZE, 1, 1_000_000, RoutingSettings.DEFAULT_CANDIDATE_SAMPLE_SIZE,
+                    "In a larger fleet a decision evaluates the prefix holders plus this many other workers drawn at random.")
+            .intRange(CANDIDATE_PREFIX_HOLDERS, 0, 1_000_000, RoutingSettings.DEFAULT_CANDIDATE_PREFIX_HOLDERS,
+                    "At most this many prefix holders (longest match first) are evaluated in a sampled decision.")
+            .longRange(CLOSE_TIMEOUT_MS, 0, 3_600_000, DEFAULT_CLOSE_TIMEOUT_MS, "How long shutdown waits for Kafka Streams to close.")
+            .longRange(DEDUP_RETENTION_MS, MIN_DEDUP_RETENTION_MS, MAX_DEDUP_RETENTION_MS, DEFAULT_DEDUP_RETENTION_MS,
+                    "How long an accepted request id is remembered (a reuse is rejected) and a dispatched request's result awaited before it is answered FAILED.")
+            .longRange(REPLACE_PATIENCE_MS, 1, 86_400_000, DEFAULT_REPLACE_PATIENCE_MS,
+                    "A region silent this long has its unfinished requests placed elsewhere; a starting router waits this long before re-placing; must exceed router.telemetry.ttl.ms.")
+            .string(REGION_PROFILES, DEFAULT_REGION_PROFILES, "name@delayMs[:pricePerMillionTokens[:shared]],...",
+                    "Regions' one-way delay, price and shared rate limit; when set, kvroute takes the cheapest region that meets the request's TTFT target.")
+            .longRange(TTFT_TARGET_INTERACTIVE_MS, 1, 3_600_000, DEFAULT_TTFT_TARGET_INTERACTIVE_MS,
+                    "TTFT target of INTERACTIVE requests when choosing a region by price.")
+            .longRange(TTFT_TARGET_BATCH_MS, 1, 86_400_000, DEFAULT_TTFT_TARGET_BATCH_MS, "TTFT target of BATCH requests when choosing a region by price.")
+            .string(TENANT_REGIONS, DEFAULT_TENANT_REGIONS, "tenant=region|region,...",
+                    "Regions each tenant's requests may run in, a hard constraint (residency).")
+            .string(TENANT_QUOTAS, DEFAULT_TENANT_QUOTAS, "tenant=requestsPerMinute/tokensPerMinute[/wait|reject],... (- = no limit)",
+                    "Per-tenant quotas; over quota a request waits or is REJECTED.")
+            .string(QUOTA_DEFAULT, DEFAULT_QUOTA_DEFAULT, "requestsPerMinute/tokensPerMinute[/wait|reject]",
+                    "The quota of a tenant not named in router.tenant.quotas.")
+            .build();
+
     private static final Pattern REGION = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
     private static final Pattern APP_ID = Pattern.compile("[A-Za-z0-9._-]+");
 
@@ -150,37 +226,37 @@ public final class RouterConfig {
         String prefix = s.matching(TOPIC_PREFIX, v -> v.matches("[A-Za-z0-9._-]+"), "must be letters, digits, '.', '_' or '-'");
         topics = new KvrouteTopics(prefix, KvrouteTopics.DEFAULT_PARTITIONS);
         applicationId = s.matching(APPLICATION_ID, v -> APP_ID.matcher(v).matches(), "must be letters, digits, '.', '_' or '-'");
-        policy = s.oneOf(POLICY, Policies.allNames());
+        policy = DEFINITIONS.oneOf(s, POLICY);
         regions = regions(s);
         modelContextTokens = models(s);
-        maxPromptTokens = s.intValue(MAX_PROMPT_TOKENS, 1, Integer.MAX_VALUE);
-        commitIntervalMs = s.longValue(COMMIT_INTERVAL_MS, 1, 60_000);
+        maxPromptTokens = DEFINITIONS.intValue(s, MAX_PROMPT_TOKENS);
+        commitIntervalMs = DEFINITIONS.longValue(s, COMMIT_INTERVAL_MS);
         stateDir = Path.of(s.string(STATE_DIR, Path.of(System.getProperty("java.io.tmpdir"), "kvroute-router-" + applicationId).toString()));
-        metricsPort = s.intValue(METRICS_PORT, -1, 65_535);
+        metricsPort = DEFINITIONS.intValue(s, METRICS_PORT);
         metricsHost = s.string(METRICS_HOST);
-        parkedRetryMs = s.longValue(PARKED_RETRY_MS, 1, 60_000);
-        parkedMaxMs = s.longValue(PARKED_MAX_MS, 1, Long.MAX_VALUE / 4);
-        parkedMaxCount = s.longValue(PARKED_MAX_COUNT, 1, 100_000_000);
-        closeTimeoutMs = s.longValue(CLOSE_TIMEOUT_MS, 0, 3_600_000);
-        dedupRetentionMs = s.longValue(DEDUP_RETENTION_MS, MIN_DEDUP_RETENTION_MS, MAX_DEDUP_RETENTION_MS);
-        long ttl = s.longValue(TELEMETRY_TTL_MS, 1, 3_600_000);
-        replacePatienceMs = s.longValue(REPLACE_PATIENCE_MS, 1, 86_400_000);
+        parkedRetryMs = DEFINITIONS.longValue(s, PARKED_RETRY_MS);
+        parkedMaxMs = DEFINITIONS.longValue(s, PARKED_MAX_MS);
+        parkedMaxCount = DEFINITIONS.longValue(s, PARKED_MAX_COUNT);
+        closeTimeoutMs = DEFINITIONS.longValue(s, CLOSE_TIMEOUT_MS);
+        dedupRetentionMs = DEFINITIONS.longValue(s, DEDUP_RETENTION_MS);
+        long ttl = DEFINITIONS.longValue(s, TELEMETRY_TTL_MS);
+        replacePatienceMs = DEFINITIONS.longValue(s, REPLACE_PATIENCE_MS);
         if (replacePatienceMs <= ttl) {
             // a region is only silent once its telemetry is stale: re-placing sooner would move work from live workers
             throw new ConfigException(REPLACE_PATIENCE_MS, Long.toString(replacePatienceMs),
                     "must be longer than " + TELEMETRY_TTL_MS + " (" + ttl + ")");
         }
-        double queueFactor = s.doubleValue(SATURATION_QUEUE_FACTOR, 0.01, 1_000);
-        double kvSaturation = s.doubleValue(SATURATION_KV_USAGE, 0.01, 1.0);
-        double kvHeadroom = s.doubleValue(KV_HEADROOM, 0.01, 1.0);
-        double prefillRate = s.doubleValue(PREFILL_TOKENS_PER_SECOND, 1, 1e9);
-        long graceMs = s.longValue(LEDGER_GRACE_MS, 0, 600_000);
-        long maxAgeMs = s.longValue(LEDGER_MAX_AGE_MS, 1, 3_600_000);
-        int prefixCapacity = s.intValue(PREFIX_INDEX_CAPACITY, 1, 100_000_000);
-        int kvEventCapacity = s.intValue(KV_EVENT_INDEX_CAPACITY, 1, 100_000_000);
-        long randomSeed = s.longValue(RANDOM_SEED, Long.MIN_VALUE, Long.MAX_VALUE);
-        int sampleSize = s.intValue(CANDIDATE_SAMPLE_SIZE, 1, 1_000_000);
-        int prefixHolders = s.intValue(CANDIDATE_PREFIX_HOLDERS, 0, 1_000_000);
+        double queueFactor = DEFINITIONS.doubleValue(s, SATURATION_QUEUE_FACTOR);
+        double kvSaturation = DEFINITIONS.doubleValue(s, SATURATION_KV_USAGE);
+        double kvHeadroom = DEFINITIONS.doubleValue(s, KV_HEADROOM);
+        double prefillRate = DEFINITIONS.doubleValue(s, PREFILL_TOKENS_PER_SECOND);
+        long graceMs = DEFINITIONS.longValue(s, LEDGER_GRACE_MS);
+        long maxAgeMs = DEFINITIONS.longValue(s, LEDGER_MAX_AGE_MS);
+        int prefixCapacity = DEFINITIONS.intValue(s, PREFIX_INDEX_CAPACITY);
+        int kvEventCapacity = DEFINITIONS.intValue(s, KV_EVENT_INDEX_CAPACITY);
+        long randomSeed = DEFINITIONS.longValue(s, RANDOM_SEED);
+        int sampleSize = DEFINITIONS.intValue(s, CANDIDATE_SAMPLE_SIZE);
+        int prefixHolders = DEFINITIONS.intValue(s, CANDIDATE_PREFIX_HOLDERS);
         routing = new RoutingSettings(ttl, Set.copyOf(regions), queueFactor, kvSaturation, kvHeadroom, prefillRate,
                 RoutingSettings.DEFAULT_DECODE_RESERVE_TOKENS, graceMs, maxAgeMs, prefixCapacity, kvEventCapacity, randomSeed,
                 sampleSize, prefixHolders, enginePrior(s));
@@ -211,9 +287,7 @@ public final class RouterConfig {
 
     /** The profile {@value #ENGINE_MODEL} names, or null for {@value #ENGINE_MODEL_NONE}. */
     private static TtftModel enginePrior(Settings s) {
-        List<String> allowed = new ArrayList<>(TtftModel.names());
-        allowed.add(ENGINE_MODEL_NONE);
-        String name = s.oneOf(ENGINE_MODEL, allowed);
+        String name = DEFINITIONS.oneOf(s, ENGINE_MODEL);
         return ENGINE_MODEL_NONE.equals(name) ? null : TtftModel.named(name);
     }
 
@@ -231,46 +305,19 @@ public final class RouterConfig {
 
     /** Every key with a default, and its default value. */
     public static Map<String, String> defaults() {
-        Map<String, String> d = new LinkedHashMap<>();
-        d.put(TOPIC_PREFIX, DEFAULT_TOPIC_PREFIX);
-        d.put(APPLICATION_ID, DEFAULT_APPLICATION_ID);
-        d.put(POLICY, DEFAULT_POLICY);
-        d.put(TELEMETRY_TTL_MS, Long.toString(DEFAULT_TELEMETRY_TTL_MS));
-        d.put(MODELS, DEFAULT_MODELS);
-        d.put(MAX_PROMPT_TOKENS, Integer.toString(DEFAULT_MAX_PROMPT_TOKENS));
-        d.put(COMMIT_INTERVAL_MS, Long.toString(DEFAULT_COMMIT_INTERVAL_MS));
-        d.put(METRICS_PORT, Integer.toString(DEFAULT_METRICS_PORT));
-        d.put(METRICS_HOST, DEFAULT_METRICS_HOST);
-        d.put(PARKED_RETRY_MS, Long.toString(DEFAULT_PARKED_RETRY_MS));
-        d.put(PARKED_MAX_MS, Long.toString(DEFAULT_PARKED_MAX_MS));
-        d.put(PARKED_MAX_COUNT, Long.toString(DEFAULT_PARKED_MAX_COUNT));
-        d.put(SATURATION_QUEUE_FACTOR, Double.toString(RoutingSettings.DEFAULT_SATURATION_QUEUE_FACTOR));
-        d.put(SATURATION_KV_USAGE, Double.toString(RoutingSettings.DEFAULT_SATURATION_KV_USAGE));
-        d.put(KV_HEADROOM, Double.toString(RoutingSettings.DEFAULT_KV_HEADROOM));
-        d.put(PREFILL_TOKENS_PER_SECOND, Double.toString(RoutingSettings.DEFAULT_PREFILL_TOKENS_PER_SECOND));
-        d.put(ENGINE_MODEL, DEFAULT_ENGINE_MODEL);
-        d.put(LEDGER_GRACE_MS, Long.toString(RoutingSettings.DEFAULT_LEDGER_GRACE_MS));
-        d.put(LEDGER_MAX_AGE_MS, Long.toString(RoutingSettings.DEFAULT_LEDGER_MAX_AGE_MS));
-        d.put(PREFIX_INDEX_CAPACITY, Integer.toString(RoutingSettings.DEFAULT_PREFIX_INDEX_CAPACITY));
-        d.put(KV_EVENT_INDEX_CAPACITY, Integer.toString(RoutingSettings.DEFAULT_KV_EVENT_INDEX_CAPACITY));
-        d.put(RANDOM_SEED, Long.toString(RoutingSettings.DEFAULT_RANDOM_SEED));
-        d.put(CANDIDATE_SAMPLE_SIZE, Integer.toString(RoutingSettings.DEFAULT_CANDIDATE_SAMPLE_SIZE));
-        d.put(CANDIDATE_PREFIX_HOLDERS, Integer.toString(RoutingSettings.DEFAULT_CANDIDATE_PREFIX_HOLDERS));
-        d.put(CLOSE_TIMEOUT_MS, Long.toString(DEFAULT_CLOSE_TIMEOUT_MS));
-        d.put(DEDUP_RETENTION_MS, Long.toString(DEFAULT_DEDUP_RETENTION_MS));
-        d.put(REPLACE_PATIENCE_MS, Long.toString(DEFAULT_REPLACE_PATIENCE_MS));
-        d.put(REGION_PROFILES, DEFAULT_REGION_PROFILES);
-        d.put(TTFT_TARGET_INTERACTIVE_MS, Long.toString(DEFAULT_TTFT_TARGET_INTERACTIVE_MS));
-        d.put(TTFT_TARGET_BATCH_MS, Long.toString(DEFAULT_TTFT_TARGET_BATCH_MS));
-        d.put(TENANT_REGIONS, DEFAULT_TENANT_REGIONS);
-        d.put(TENANT_QUOTAS, DEFAULT_TENANT_QUOTAS);
-        d.put(QUOTA_DEFAULT, DEFAULT_QUOTA_DEFAULT);
-        return Collections.unmodifiableMap(d);
+        return DEFINITIONS.defaults();
+    }
+
+    /** The engine profiles {@value #ENGINE_MODEL} accepts: every named profile and {@value #ENGINE_MODEL_NONE}. */
+    private static List<String> enginePriorNames() {
+        List<String> allowed = new ArrayList<>(TtftModel.names());
+        allowed.add(ENGINE_MODEL_NONE);
+        return List.copyOf(allowed);
     }
 
     private static RegionCatalog regionCatalog(Settings s) {
-        long interactive = s.longValue(TTFT_TARGET_INTERACTIVE_MS, 1, 3_600_000);
-        long batch = s.longValue(TTFT_TARGET_BATCH_MS, 1, 86_400_000);
+        long interactive = DEFINITIONS.longValue(s, TTFT_TARGET_INTERACTIVE_MS);
+        long batch = DEFINITIONS.longValue(s, TTFT_TARGET_BATCH_MS);
         List<RegionProfile> profiles = parsed(s, REGION_PROFILES, RegionProfile::parseList);
         try {
             return new RegionCatalog(profiles, interactive, batch);

@@ -1,6 +1,7 @@
 package io.kvroute.worker.config;
 
 import io.kvroute.platform.config.ConfigException;
+import io.kvroute.platform.config.SettingDefs;
 import io.kvroute.platform.config.Settings;
 import io.kvroute.schemas.topics.KvrouteTopics;
 import io.kvroute.worker.engine.openai.OpenAiSettings;
@@ -128,36 +129,67 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
     public static final long DEFAULT_POOL_REQUESTS_PER_MINUTE = 0;
     public static final long DEFAULT_POOL_TOKENS_PER_MINUTE = 0;
 
+
+    private static final String NAME_CHARS = "letters, digits, '.', '_' or '-'";
+
+    /**
+     * Every worker setting: type, valid values, default and what it does. {@link #from} reads ranges
+     * and enumerations from here, {@link #defaults()} is built from it, and {@code docs/settings.md}
+     * is generated from it.
+     */
+    public static final SettingDefs DEFINITIONS = SettingDefs.builder()
+            .string(BOOTSTRAP_SERVERS, null, "host:port,...", "The Kafka cluster the worker reads dispatches from and writes results to.")
+            .string(SCHEMA_REGISTRY_URL, null, "http:// or https:// URL", "The schema registry (Confluent API).")
+            .string(TOPIC_PREFIX, DEFAULT_TOPIC_PREFIX, NAME_CHARS, "Topics are named `<prefix>.<name>`; must match the router's.")
+            .string(WORKER_ID, null, NAME_CHARS,
+                    "This worker's id, stable across restarts: its transactional id, so a restart fences the previous incarnation.")
+            .string(REGION, null, "lower-case letters, digits and '-'", "This worker's region: it consumes `<prefix>.dispatch.<region>` in group `<prefix>.worker.<region>`.")
+            .list(MODELS, DEFAULT_MODELS, "comma-separated names", "The models this worker advertises in its telemetry.")
+            .oneOf(ENGINE, List.of(ENGINE_SIM, ENGINE_OPENAI), DEFAULT_ENGINE,
+                    "sim runs a simulated GPU; openai drives an OpenAI-compatible server (vLLM, SGLang, llama.cpp).")
+            .stringWorkedOut(POOL, "the simulated profile (`" + SIM_POOL + "`), or the served model", "1-128 letters, digits or '.', '_', ':', '/', '@', '-'",
+                    "The model and hardware class the telemetry names; routers learn engine speed per pool, so one pool's workers should run alike.")
+            .longRange(NETWORK_DELAY_MS, 0, 60_000, DEFAULT_NETWORK_DELAY_MS, "Simulated one-way network delay added to every request (local stacks).")
+            .intRange(SIM_KV_BLOCKS, 16, 100_000_000, DEFAULT_KV_BLOCKS, "Simulated GPU: KV pages of 16 tokens (26,000 is Llama-3.1-8B on one H100).")
+            .intRange(SIM_HOST_KV_BLOCKS, 0, 100_000_000, DEFAULT_HOST_KV_BLOCKS,
+                    "Simulated GPU: host-DRAM prefix tier in 16-token pages; 0 = none.")
+            .intRange(SIM_MAX_RUNNING, 1, 65_536, DEFAULT_MAX_RUNNING, "Simulated GPU: sequences in the running batch at most.")
+            .intRange(SIM_MAX_BATCHED_TOKENS, 1, 1_048_576, DEFAULT_MAX_BATCHED_TOKENS, "Simulated GPU: tokens per engine step at most.")
+            .doubleRange(SIM_SPEED, 0.001, 1_000_000, DEFAULT_SPEED, "Simulated GPU: run faster (> 1) or slower than real time.")
+            .intRange(CHUNK_TOKENS, 1, 100_000, DEFAULT_CHUNK_TOKENS, "Tokens per streamed response chunk.")
+            .longRange(TELEMETRY_INTERVAL_MS, 10, 600_000, DEFAULT_TELEMETRY_INTERVAL_MS, "Telemetry period; a significant change is also sent at once.")
+            .intRange(MAX_WAITING, 1, 1_000_000, DEFAULT_MAX_WAITING, "Requests queued in the worker at most before its consumer pauses.")
+            .longRange(COMMIT_INTERVAL_MS, 1, 10_000, DEFAULT_COMMIT_INTERVAL_MS, "How often the worker commits its transaction of results and offsets.")
+            .string(METRICS_HOST, DEFAULT_METRICS_HOST, "a host name or address", "Address the metrics endpoint listens on.")
+            .intRange(METRICS_PORT, -1, 65_535, DEFAULT_METRICS_PORT, "Port of the Prometheus /metrics endpoint; -1 turns it off.")
+            .longRange(CANCELLATION_LOOKBACK_MS, 0, MAX_CANCELLATION_LOOKBACK_MS, DEFAULT_CANCELLATION_LOOKBACK_MS,
+                    "At start-up the worker reads back the cancels of this last stretch; 0 reads only new ones.")
+            .longRange(REPLACEMENT_CHECK_AFTER_MS, 1, 3_600_000, DEFAULT_REPLACEMENT_CHECK_AFTER_MS,
+                    "A dispatch older than this, or a commit after a freeze this long, first waits until every re-placement marker written before now is read; keep below router.replace.patience.ms.")
+            .intRange(RETRY_MAX, 0, 10, DEFAULT_RETRY_MAX, "Retries on this worker of a transient server failure (broken stream, 5xx, timeout, refused).")
+            .longRange(RETRY_BACKOFF_MS, 1, 600_000, DEFAULT_RETRY_BACKOFF_MS, "Wait before the first retry; it doubles for each next one.")
+            .longRange(POOL_REQUESTS_PER_MINUTE, 0, 1_000_000_000L, DEFAULT_POOL_REQUESTS_PER_MINUTE,
+                    "Requests per minute the pool behind this worker allows; beyond it requests wait and telemetry reports it rate limited; 0 = none.")
+            .longRange(POOL_TOKENS_PER_MINUTE, 0, Long.MAX_VALUE / 2, DEFAULT_POOL_TOKENS_PER_MINUTE,
+                    "Tokens (prompt + max output) per minute the pool allows; 0 = none.")
+            .string(OPENAI_ENDPOINT, null, "http:// or https:// URL with a host",
+                    "With worker.engine=openai (then required): the server's base URL; a trailing /v1 is dropped.")
+            .stringWorkedOut(OPENAI_MODEL, "the first of worker.models", "not blank", "The model name sent to the server with every request.")
+            .password(OPENAI_API_KEY, "Sent to the server as a bearer token; never logged or shown.")
+            .intRange(OPENAI_MAX_CONCURRENCY, 1, 100_000, DEFAULT_OPENAI_MAX_CONCURRENCY,
+                    "Requests in flight to the server at most (its batch limit for routing); more wait in the worker.")
+            .longRange(OPENAI_REQUEST_TIMEOUT_MS, 1, 86_400_000, DEFAULT_OPENAI_REQUEST_TIMEOUT_MS,
+                    "A request not finished streaming by then fails (and is retried as a transient failure).")
+            .longRange(OPENAI_CONNECT_TIMEOUT_MS, 1, 600_000, DEFAULT_OPENAI_CONNECT_TIMEOUT_MS, "TCP connect timeout to the server.")
+            .longRange(OPENAI_METRICS_INTERVAL_MS, 0, 3_600_000, DEFAULT_OPENAI_METRICS_INTERVAL_MS,
+                    "How often the server's /metrics is scraped into telemetry; 0 = never.")
+            .longRange(OPENAI_RATE_LIMIT_COOLDOWN_MS, 0, 3_600_000, DEFAULT_OPENAI_RATE_LIMIT_COOLDOWN_MS,
+                    "How long a 429 without Retry-After keeps new work off this worker.")
+            .build();
+
     /** Every default, for the lowest layer of {@link Settings}. */
     public static Map<String, String> defaults() {
-        Map<String, String> d = new LinkedHashMap<>();
-        d.put(TOPIC_PREFIX, DEFAULT_TOPIC_PREFIX);
-        d.put(MODELS, DEFAULT_MODELS);
-        d.put(ENGINE, DEFAULT_ENGINE);
-        d.put(NETWORK_DELAY_MS, Long.toString(DEFAULT_NETWORK_DELAY_MS));
-        d.put(SIM_KV_BLOCKS, Integer.toString(DEFAULT_KV_BLOCKS));
-        d.put(SIM_HOST_KV_BLOCKS, Integer.toString(DEFAULT_HOST_KV_BLOCKS));
-        d.put(SIM_MAX_RUNNING, Integer.toString(DEFAULT_MAX_RUNNING));
-        d.put(SIM_MAX_BATCHED_TOKENS, Integer.toString(DEFAULT_MAX_BATCHED_TOKENS));
-        d.put(SIM_SPEED, Double.toString(DEFAULT_SPEED));
-        d.put(CHUNK_TOKENS, Integer.toString(DEFAULT_CHUNK_TOKENS));
-        d.put(TELEMETRY_INTERVAL_MS, Long.toString(DEFAULT_TELEMETRY_INTERVAL_MS));
-        d.put(MAX_WAITING, Integer.toString(DEFAULT_MAX_WAITING));
-        d.put(COMMIT_INTERVAL_MS, Long.toString(DEFAULT_COMMIT_INTERVAL_MS));
-        d.put(METRICS_HOST, DEFAULT_METRICS_HOST);
-        d.put(METRICS_PORT, Integer.toString(DEFAULT_METRICS_PORT));
-        d.put(CANCELLATION_LOOKBACK_MS, Long.toString(DEFAULT_CANCELLATION_LOOKBACK_MS));
-        d.put(REPLACEMENT_CHECK_AFTER_MS, Long.toString(DEFAULT_REPLACEMENT_CHECK_AFTER_MS));
-        d.put(RETRY_MAX, Integer.toString(DEFAULT_RETRY_MAX));
-        d.put(RETRY_BACKOFF_MS, Long.toString(DEFAULT_RETRY_BACKOFF_MS));
-        d.put(POOL_REQUESTS_PER_MINUTE, Long.toString(DEFAULT_POOL_REQUESTS_PER_MINUTE));
-        d.put(POOL_TOKENS_PER_MINUTE, Long.toString(DEFAULT_POOL_TOKENS_PER_MINUTE));
-        d.put(OPENAI_MAX_CONCURRENCY, Integer.toString(DEFAULT_OPENAI_MAX_CONCURRENCY));
-        d.put(OPENAI_REQUEST_TIMEOUT_MS, Long.toString(DEFAULT_OPENAI_REQUEST_TIMEOUT_MS));
-        d.put(OPENAI_CONNECT_TIMEOUT_MS, Long.toString(DEFAULT_OPENAI_CONNECT_TIMEOUT_MS));
-        d.put(OPENAI_METRICS_INTERVAL_MS, Long.toString(DEFAULT_OPENAI_METRICS_INTERVAL_MS));
-        d.put(OPENAI_RATE_LIMIT_COOLDOWN_MS, Long.toString(DEFAULT_OPENAI_RATE_LIMIT_COOLDOWN_MS));
-        return d;
+        return new LinkedHashMap<>(DEFINITIONS.defaults());
     }
 
     /** Reads and validates; missing keys take their defaults. */
@@ -171,7 +203,7 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
         if (models.isEmpty()) {
             throw new ConfigException(MODELS, s.string(MODELS, ""), "must name at least one model");
         }
-        String engine = s.oneOf(ENGINE, List.of(ENGINE_SIM, ENGINE_OPENAI));
+        String engine = DEFINITIONS.oneOf(s, ENGINE);
         OpenAiSettings openai = ENGINE_OPENAI.equals(engine) ? openAi(s, models) : null;
         if (s.has(KAFKA_PREFIX + "max.poll.records")) {
             // one poll can overshoot a partition's tracked span by this much; the span bounds the commit metadata
@@ -181,25 +213,25 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
                 s.string(BOOTSTRAP_SERVERS),
                 s.string(SCHEMA_REGISTRY_URL),
                 prefix, workerId, region, models, engine,
-                s.longValue(NETWORK_DELAY_MS, 0, 60_000),
-                s.intValue(SIM_KV_BLOCKS, 16, 100_000_000),
-                s.intValue(SIM_HOST_KV_BLOCKS, 0, 100_000_000),
-                s.intValue(SIM_MAX_RUNNING, 1, 65_536),
-                s.intValue(SIM_MAX_BATCHED_TOKENS, 1, 1_048_576),
-                s.doubleValue(SIM_SPEED, 0.001, 1_000_000),
-                s.intValue(CHUNK_TOKENS, 1, 100_000),
-                s.longValue(TELEMETRY_INTERVAL_MS, 10, 600_000),
-                s.intValue(MAX_WAITING, 1, 1_000_000),
-                s.longValue(COMMIT_INTERVAL_MS, 1, 10_000),
+                DEFINITIONS.longValue(s, NETWORK_DELAY_MS),
+                DEFINITIONS.intValue(s, SIM_KV_BLOCKS),
+                DEFINITIONS.intValue(s, SIM_HOST_KV_BLOCKS),
+                DEFINITIONS.intValue(s, SIM_MAX_RUNNING),
+                DEFINITIONS.intValue(s, SIM_MAX_BATCHED_TOKENS),
+                DEFINITIONS.doubleValue(s, SIM_SPEED),
+                DEFINITIONS.intValue(s, CHUNK_TOKENS),
+                DEFINITIONS.longValue(s, TELEMETRY_INTERVAL_MS),
+                DEFINITIONS.intValue(s, MAX_WAITING),
+                DEFINITIONS.longValue(s, COMMIT_INTERVAL_MS),
                 s.string(METRICS_HOST),
-                s.intValue(METRICS_PORT, -1, 65_535),
+                DEFINITIONS.intValue(s, METRICS_PORT),
                 Map.copyOf(s.withPrefix(KAFKA_PREFIX)), openai,
-                s.longValue(CANCELLATION_LOOKBACK_MS, 0, MAX_CANCELLATION_LOOKBACK_MS),
-                s.longValue(REPLACEMENT_CHECK_AFTER_MS, 1, 3_600_000),
-                s.intValue(RETRY_MAX, 0, 10),
-                s.longValue(RETRY_BACKOFF_MS, 1, 600_000),
-                s.longValue(POOL_REQUESTS_PER_MINUTE, 0, 1_000_000_000L),
-                s.longValue(POOL_TOKENS_PER_MINUTE, 0, Long.MAX_VALUE / 2),
+                DEFINITIONS.longValue(s, CANCELLATION_LOOKBACK_MS),
+                DEFINITIONS.longValue(s, REPLACEMENT_CHECK_AFTER_MS),
+                DEFINITIONS.intValue(s, RETRY_MAX),
+                DEFINITIONS.longValue(s, RETRY_BACKOFF_MS),
+                DEFINITIONS.longValue(s, POOL_REQUESTS_PER_MINUTE),
+                DEFINITIONS.longValue(s, POOL_TOKENS_PER_MINUTE),
                 s.has(POOL) ? s.matching(POOL, v -> v.matches("[A-Za-z0-9._:/@-]{1,128}"),
                         "must be 1-128 letters, digits or '.', '_', ':', '/', '@', '-'")
                         : openai != null ? openai.model() : SIM_POOL);
@@ -225,11 +257,11 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
         }
         String apiKey = s.string(OPENAI_API_KEY, "");
         return new OpenAiSettings(uri, model, apiKey.isBlank() ? null : apiKey.strip(),
-                s.intValue(OPENAI_MAX_CONCURRENCY, 1, 100_000),
-                s.longValue(OPENAI_REQUEST_TIMEOUT_MS, 1, 86_400_000),
-                s.longValue(OPENAI_CONNECT_TIMEOUT_MS, 1, 600_000),
-                s.longValue(OPENAI_METRICS_INTERVAL_MS, 0, 3_600_000),
-                s.longValue(OPENAI_RATE_LIMIT_COOLDOWN_MS, 0, 3_600_000));
+                DEFINITIONS.intValue(s, OPENAI_MAX_CONCURRENCY),
+                DEFINITIONS.longValue(s, OPENAI_REQUEST_TIMEOUT_MS),
+                DEFINITIONS.longValue(s, OPENAI_CONNECT_TIMEOUT_MS),
+                DEFINITIONS.longValue(s, OPENAI_METRICS_INTERVAL_MS),
+                DEFINITIONS.longValue(s, OPENAI_RATE_LIMIT_COOLDOWN_MS));
     }
 
     public KvrouteTopics topics() {
