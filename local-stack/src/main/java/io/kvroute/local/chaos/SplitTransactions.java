@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
  * could). Those partitions kept the transaction open until the producer's next transaction ended it, so what it wrote
  * there took the next transaction's outcome, not its own (or was aborted as hanging): a result
  * committed while its offset commit was aborted runs again, and so does a router's dispatch
- * committed while its offset commit and its record of the accepted request were aborted (README,
+ * committed while its offset commit and its record of the accepted request were aborted (docs/reliability.md,
  * "Chaos testing", the limit of a single broker restarted within seconds). No client can repair that; the chaos verdict keeps such duplicates apart from
  * the ones a client bug would cause. Reads Kafka's own log lines: if a Kafka version words them
  * differently, nothing is found and such duplicates fail the run, as before.

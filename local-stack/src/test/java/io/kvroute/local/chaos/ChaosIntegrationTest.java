@@ -40,7 +40,7 @@ class ChaosIntegrationTest {
         report.printTable(System.out);
         assertThat(report.faults()).containsAllEntriesOf(faults);
         assertThat(report.lost()).as("requests with no terminal: %s", report.lostStories()).isZero();
-        // a duplicate from a transaction the broker split, a worker's or a router's (README, "Chaos testing"), is not the client's
+        // a duplicate from a transaction the broker split, a worker's or a router's (docs/reliability.md, "Chaos testing"), is not the client's
         assertThat(report.duplicatedResults()).isEqualTo(report.duplicatedBySplitTransactions());
         // and one from a router transaction the broker split (its dispatch committed, its offset commit aborted) is not the router's
         assertThat(report.dispatchedTwice()).isEqualTo(report.dispatchedTwiceBySplitTransactions());

@@ -59,7 +59,7 @@ public record RoutingSettings(
     public static final long DEFAULT_RANDOM_SEED = 42L;
     /**
      * 32, not more: in the simulator, fleets of 128 and 512 GPUs routed as well with 8 to 32 as with
-     * every worker (README, "Large fleets"), and a decision at 1,000 workers costs a third less than with 64.
+     * every worker (docs/routing.md, "Large fleets"), and a decision at 1,000 workers costs a third less than with 64.
      */
     public static final int DEFAULT_CANDIDATE_SAMPLE_SIZE = 32;
     public static final int DEFAULT_CANDIDATE_PREFIX_HOLDERS = 32;
