@@ -7,6 +7,7 @@ import io.kvroute.ingress.cli.DecisionsCommand;
 import io.kvroute.ingress.cli.SubmitCommand;
 import io.kvroute.local.chaos.ChaosCommand;
 import io.kvroute.local.demo.DemoCommand;
+import io.kvroute.local.loadtest.LoadtestCommand;
 import io.kvroute.router.RouterApp;
 import io.kvroute.worker.WorkerApp;
 import java.util.ArrayList;
@@ -24,6 +25,7 @@ import picocli.CommandLine.Parameters;
             DemoCommand.class,
             ChaosCommand.class,
             BenchCommand.class,
+            LoadtestCommand.class,
             KvrouteCommand.Router.class,
             KvrouteCommand.Worker.class,
             TopicsCommand.class,
