@@ -136,11 +136,14 @@ public final class LoadtestReport {
                     (double) w.markers() / routed(), (double) w.tombstones() / routed(), (double) w.payloadBytes() / routed(),
                     (double) w.logBytes() / routed());
         }
-        if (!logErrors.isEmpty()) {
-            out.println();
-            out.println("producer errors in the process logs (lines naming the error):");
-            logErrors.forEach((process, counts) -> counts.forEach((error, count) -> out.printf("  %-20s %-36s %d%n", process, error, count)));
-        }
+        out.println();
+        out.println("producer errors in the process logs (lines naming the error):");
+        logErrors.forEach((process, counts) -> {
+            if (counts.isEmpty()) {
+                out.printf("  %-20s %s%n", process, "none");
+            }
+            counts.forEach((error, count) -> out.printf("  %-20s %-36s %d%n", process, error, count));
+        });
         if (!notes.isEmpty()) {
             out.println();
             notes.forEach(note -> out.println("note: " + note));
