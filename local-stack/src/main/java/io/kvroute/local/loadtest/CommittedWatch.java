@@ -36,6 +36,7 @@ final class CommittedWatch implements Runnable, AutoCloseable {
     private final List<Long> latenciesMs = new ArrayList<>();
     private final Thread thread;
     private Span span = Span.EMPTY;
+    private long[] seenAtMs = new long[1024];
     private long others;
     private long lastProgressMs = System.currentTimeMillis();
     private Map<String, Double> firstCpu;
@@ -89,6 +90,10 @@ final class CommittedWatch implements Runnable, AutoCloseable {
                             continue;
                         }
                         measuredSome = true;
+                        if (span.count() == seenAtMs.length) {
+                            seenAtMs = java.util.Arrays.copyOf(seenAtMs, seenAtMs.length * 2);
+                        }
+                        seenAtMs[(int) span.count()] = now;
                         span = span.plus(now);
                         keys.add(record.key());
                         if (sentAtMs != null && record.key() != null && record.key().startsWith(idPrefix)) {
@@ -119,6 +124,23 @@ final class CommittedWatch implements Runnable, AutoCloseable {
 
     synchronized Span span() {
         return span;
+    }
+
+    /**
+     * Records per second between the record at {@code from} and the one at {@code to} of the
+     * order seen (fractions of the count): {@code middle(0.1, 0.9)} leaves out start-up and tail.
+     */
+    synchronized double perSecondBetween(double from, double to) {
+        return perSecondBetween(java.util.Arrays.copyOf(seenAtMs, (int) span.count()), from, to);
+    }
+
+    static double perSecondBetween(long[] seenAtMs, double from, double to) {
+        int first = (int) Math.floor(from * (seenAtMs.length - 1));
+        int last = (int) Math.floor(to * (seenAtMs.length - 1));
+        if (seenAtMs.length < 2 || last <= first || seenAtMs[last] <= seenAtMs[first]) {
+            return 0;
+        }
+        return (last - first) * 1000.0 / (seenAtMs[last] - seenAtMs[first]);
     }
 
     /** Distinct keys among the measured records. */

@@ -16,10 +16,11 @@ import java.util.Map;
 public final class LoadtestReport {
     /**
      * One measured phase: the committed records the watch saw on the measured topics, distinct
-     * keys among them, when the first and last were seen, and the CPU seconds each process role
-     * used in between.
+     * keys among them, when the first and last were seen, the rate between the 10th and the 90th
+     * percentile record (start-up and tail left out), and the CPU seconds each process role used
+     * between the first and the last.
      */
-    public record Phase(long records, int distinctKeys, Span span, Map<String, Double> cpuSeconds) {
+    public record Phase(long records, int distinctKeys, Span span, double middlePerSecond, Map<String, Double> cpuSeconds) {
         public double perSecond() {
             return span.perSecond();
         }
@@ -110,10 +111,12 @@ public final class LoadtestReport {
         out.printf("%-58s %14s%n", "what", "value");
         row(out, "router: dispatches read committed (distinct requests)", route.records() + " (" + route.distinctKeys() + ")");
         row(out, "router: routed/s, first to last committed dispatch seen", fmt(route.perSecond(), 0));
+        row(out, "router: routed/s, 10th to 90th percentile dispatch", fmt(route.middlePerSecond(), 0));
         row(out, "router: decided/s, by the decisions' decidedAtMs", fmt(decisionClock.perSecond(), 0));
         if (copy != null) {
             row(out, "copy app: records read committed (distinct)", copy.records() + " (" + copy.distinctKeys() + ")");
             row(out, "copy app: records/s, first to last committed record seen", fmt(copy.perSecond(), 0));
+            row(out, "copy app: records/s, 10th to 90th percentile record", fmt(copy.middlePerSecond(), 0));
             row(out, "ratio routed/s : copy records/s", fmt(ratio(), 2));
         }
         row(out, "router CPU µs per routed request (all instances)", fmt(route.cpuMicrosPerRecord(ROUTER), 0));
@@ -204,6 +207,7 @@ public final class LoadtestReport {
         m.put("firstSeenMs", phase.span().firstMs());
         m.put("lastSeenMs", phase.span().lastMs());
         m.put("perSecond", phase.perSecond());
+        m.put("perSecond10thTo90thPercentile", phase.middlePerSecond());
         m.put("cpuSeconds", phase.cpuSeconds());
         return m;
     }

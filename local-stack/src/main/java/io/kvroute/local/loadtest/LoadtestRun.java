@@ -195,7 +195,8 @@ public final class LoadtestRun {
                         if (options.preload()) {
                             awaitDone(watch, routers, "routed");
                         }
-                        route = new LoadtestReport.Phase(watch.span().count(), watch.distinctKeys(), watch.span(), watch.cpuBetweenFirstAndLast());
+                        route = new LoadtestReport.Phase(watch.span().count(), watch.distinctKeys(), watch.span(), watch.perSecondBetween(0.1, 0.9),
+                        watch.cpuBetweenFirstAndLast());
                     }
                     // the routers' last transactions are committed by now (their dispatches were read); let anything after them land
                     TimeUnit.SECONDS.sleep(1);
@@ -252,7 +253,8 @@ public final class LoadtestRun {
             try (CommittedWatch watch = new CommittedWatch(bootstrap, partitions(sink, options.copyPartitions()), List.of(), cpu,
                     "", null).start()) {
                 awaitDone(watch, List.of(copy), "copied");
-                return new LoadtestReport.Phase(watch.span().count(), watch.distinctKeys(), watch.span(), watch.cpuBetweenFirstAndLast());
+                return new LoadtestReport.Phase(watch.span().count(), watch.distinctKeys(), watch.span(), watch.perSecondBetween(0.1, 0.9),
+                        watch.cpuBetweenFirstAndLast());
             }
         } finally {
             copy.close();

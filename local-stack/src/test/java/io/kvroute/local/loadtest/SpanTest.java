@@ -51,8 +51,20 @@ class SpanTest {
     @Test
     void shouldPutCpuMicrosPerRecordOnTheRecordsAfterTheFirst() {
         Span span = Span.EMPTY.plus(0).plus(1000).plus(2000);
-        LoadtestReport.Phase phase = new LoadtestReport.Phase(3, 3, span, java.util.Map.of("router", 0.5));
+        LoadtestReport.Phase phase = new LoadtestReport.Phase(3, 3, span, 0, java.util.Map.of("router", 0.5));
         assertThat(phase.cpuMicrosPerRecord("router")).isCloseTo(250_000.0, within(1e-6));
         assertThat(phase.cpuMicrosPerRecord("broker")).isEqualTo(-1);
+    }
+
+    @Test
+    void shouldRateTheMiddleOfTheRunWithoutItsStartAndTail() {
+        long[] seen = new long[11];
+        seen[0] = 0;
+        for (int i = 1; i < 11; i++) {
+            seen[i] = 5_000 + (i - 1) * 100L;
+        }
+        // the first record 5 s before the rest (start-up): the 10th..90th percentile records are 100 ms apart
+        assertThat(CommittedWatch.perSecondBetween(seen, 0.1, 0.9)).isCloseTo(10.0, within(1e-9));
+        assertThat(CommittedWatch.perSecondBetween(new long[] {1}, 0.1, 0.9)).isZero();
     }
 }
