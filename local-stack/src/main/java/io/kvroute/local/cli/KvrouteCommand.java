@@ -7,6 +7,7 @@ import io.kvroute.ingress.cli.DecisionsCommand;
 import io.kvroute.ingress.cli.SubmitCommand;
 import io.kvroute.local.chaos.ChaosCommand;
 import io.kvroute.local.demo.DemoCommand;
+import io.kvroute.local.loadtest.LoadtestCommand;
 import io.kvroute.local.up.UpCommand;
 import io.kvroute.router.RouterApp;
 import io.kvroute.worker.WorkerApp;
@@ -26,6 +27,7 @@ import picocli.CommandLine.Parameters;
             UpCommand.class,
             ChaosCommand.class,
             BenchCommand.class,
+            LoadtestCommand.class,
             KvrouteCommand.Router.class,
             KvrouteCommand.Worker.class,
             TopicsCommand.class,

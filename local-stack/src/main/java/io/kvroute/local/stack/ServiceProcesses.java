@@ -149,7 +149,7 @@ public final class ServiceProcesses implements AutoCloseable {
     }
 
     /** kvroute's own INFO lines (partitions taken and lost, re-placements, retries) in each process's log, for the record of a run. */
-    private static Path writeLogConfig(Path dir) {
+    public static Path writeLogConfig(Path dir) {
         Path file = dir.resolve("service-log4j2.properties");
         try {
             Files.writeString(file, String.join("\n",

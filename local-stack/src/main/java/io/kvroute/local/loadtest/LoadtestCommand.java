@@ -1,0 +1,175 @@
+package io.kvroute.local.loadtest;
+
+import io.kvroute.router.routing.Policies;
+import io.kvroute.schemas.topics.KvrouteTopics;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code kvroute loadtest}: how fast the router places a batch on a real broker, against a plain exactly-once copy of it. */
+@Command(name = "loadtest", mixinStandardHelpOptions = true,
+        description = "Measure routing throughput and cost on a real broker: telemetry of --workers idle fake workers, --requests "
+                + "requests pre-loaded (prompt sizes and shared prefixes from the Mooncake trace), a plain exactly_once_v2 Kafka "
+                + "Streams copy of the same records, then --routers router instances as separate processes. Reports routed/s "
+                + "(first to last committed dispatch), the copy's records/s and the ratio, CPU per request, records and bytes "
+                + "written per request per topic, decision outcomes; with --rate, append-to-dispatch latency at a fixed offered rate.")
+public final class LoadtestCommand implements Callable<Integer> {
+    static final String MOONCAKE = "mooncake_fast25_synthetic/synthetic_trace.jsonl";
+    static final int MAX_BLOCK_TOKENS = 512;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--requests", defaultValue = "50000", description = "Requests to route (default: ${DEFAULT-VALUE}).")
+    int requests;
+
+    @Option(names = "--workers", defaultValue = "8", description = "Idle fake workers (GPU slots), spread over us-east, eu-west and "
+            + "ap-south 2:1:1; one dispatch partition each (default: ${DEFAULT-VALUE}).")
+    int workers;
+
+    @Option(names = "--routers", defaultValue = "1", description = "Router instances, each a separate JVM (default: ${DEFAULT-VALUE}; "
+            + "at most the requests topic's " + KvrouteTopics.DEFAULT_PARTITIONS + " partitions).")
+    int routers;
+
+    @Option(names = "--policy", defaultValue = Policies.DEFAULT, description = "Routing policy (default: ${DEFAULT-VALUE}).")
+    String policy;
+
+    @Option(names = "--rate", paramLabel = "R/s", description = "Offer the requests at this fixed rate to running routers instead of "
+            + "pre-loading them, and report append-to-dispatch latency (no copy app in this mode).")
+    Double rate;
+
+    @Option(names = "--json", paramLabel = "PATH", description = "Also write the figures as JSON to this file.")
+    Path json;
+
+    @Option(names = "--bootstrap-servers", description = "Use this running cluster instead of starting a broker (needs --registry-url); "
+            + "every topic and application id is then the run's own (kvroute-loadtest-<id>), and left in place.")
+    String bootstrapServers;
+
+    @Option(names = "--registry-url", description = "The schema registry's Confluent-compatible URL, with --bootstrap-servers.")
+    String registryUrl;
+
+    @Option(names = "--replication-factor", defaultValue = "1", description = "Replication of the topics created on a given cluster "
+            + "(default: ${DEFAULT-VALUE}).")
+    int replicationFactor;
+
+    @Option(names = "--work-dir", description = "Where the broker, registry and processes keep data and logs (default: a new directory under .kvroute/).")
+    Path workDir;
+
+    @Option(names = "--block-tokens", defaultValue = "16", description = "Tokens each 512-token trace block becomes: prompts keep the "
+            + "trace's shape and prefix groups at this scale (default: ${DEFAULT-VALUE}, about 1.9 KB of prompt per request).")
+    int blockTokens;
+
+    @Option(names = "--copy", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Run the plain exactly_once_v2 copy app over the same records first (default: ${DEFAULT-VALUE}).")
+    boolean copy;
+
+    @Option(names = "--copy-partitions", description = "Partitions of the copy's sink topic (default: as many as the dispatch topics have in total, --workers).")
+    Integer copyPartitions;
+
+    @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Extra router setting, router.* or kafka.* (repeatable).")
+    Map<String, String> settings = new LinkedHashMap<>();
+
+    @Option(names = "--stall-timeout", defaultValue = "PT60S", description = "Stop a phase when nothing new was read for this long, ISO-8601 (default: ${DEFAULT-VALUE}).")
+    Duration stallTimeout;
+
+    @Option(names = "--trace", description = "The Mooncake JSONL trace whose prompt sizes and prefix blocks the requests take "
+            + "(default: the project's traces/" + MOONCAKE + ").")
+    Path trace;
+
+    @Override
+    public Integer call() throws Exception {
+        LoadtestRun.Options options = options();
+        LoadtestReport report = new LoadtestRun(options, System.err).run();
+        report.printTable(System.out);
+        if (json != null) {
+            report.writeJson(json);
+            System.out.println("report written to " + json);
+        }
+        return 0;
+    }
+
+    /** The validated options; a bad flag fails here, naming the flag and the value given. */
+    LoadtestRun.Options options() {
+        between("--requests", requests, 1, Integer.MAX_VALUE - 1);
+        between("--workers", workers, 1, 100_000);
+        between("--routers", routers, 1, KvrouteTopics.DEFAULT_PARTITIONS);
+        between("--block-tokens", blockTokens, 1, MAX_BLOCK_TOKENS);
+        if (!Policies.exists(policy)) {
+            throw bad("--policy must be one of " + Policies.allNames() + ", was '" + policy + "'");
+        }
+        if (rate != null && !(rate > 0 && rate < 1e7)) {
+            throw bad("--rate must be a number of requests per second > 0, was " + rate);
+        }
+        if ((bootstrapServers == null) != (registryUrl == null)) {
+            throw bad(bootstrapServers == null ? "--registry-url needs --bootstrap-servers, was given alone ('" + registryUrl + "')"
+                    : "--bootstrap-servers needs --registry-url (the schema registry of that cluster), was given alone ('" + bootstrapServers + "')");
+        }
+        if (bootstrapServers != null && bootstrapServers.isBlank()) {
+            throw bad("--bootstrap-servers must be host:port[,host:port...], was '" + bootstrapServers + "'");
+        }
+        if (registryUrl != null && !(registryUrl.startsWith("http://") || registryUrl.startsWith("https://"))) {
+            throw bad("--registry-url must start with http:// or https://, was '" + registryUrl + "'");
+        }
+        between("--replication-factor", replicationFactor, 1, Short.MAX_VALUE);
+        if (bootstrapServers == null && replicationFactor != 1) {
+            throw bad("--replication-factor applies to a given cluster (--bootstrap-servers); the run's own broker is one node, was "
+                    + replicationFactor);
+        }
+        int sinkPartitions = copyPartitions != null ? copyPartitions : workers;
+        between("--copy-partitions", sinkPartitions, 1, 100_000);
+        if (stallTimeout.isNegative() || stallTimeout.isZero()) {
+            throw bad("--stall-timeout must be positive, was " + stallTimeout);
+        }
+        settings.forEach((key, value) -> {
+            if (!(key.startsWith("router.") || key.startsWith("kafka."))) {
+                throw bad("--set takes router.* or kafka.* settings, was '" + key + "=" + value + "'");
+            }
+            if (List.of("router.policy", "router.regions", "router.application.id", "router.state.dir").contains(key)) {
+                throw bad("--set " + key + " is the load test's own (use --policy, --workers), was '" + key + "=" + value + "'");
+            }
+        });
+        Path tracePath = trace != null ? trace : defaultTrace();
+        if (!Files.isReadable(tracePath)) {
+            throw bad("--trace: cannot read " + tracePath + (trace == null ? " (give --trace, or run from the project directory)" : ""));
+        }
+        Path dir = workDir != null ? workDir : Path.of(".kvroute").resolve("loadtest-" + System.currentTimeMillis());
+        return new LoadtestRun.Options(requests, workers, routers, policy, rate == null ? 0 : rate, bootstrapServers, registryUrl,
+                (short) replicationFactor, dir.toAbsolutePath(), blockTokens, copy, sinkPartitions, Map.copyOf(settings), stallTimeout,
+                tracePath, commandLine());
+    }
+
+    private String commandLine() {
+        List<String> args = new java.util.ArrayList<>(spec.commandLine().getParseResult().originalArgs());
+        // run from the top-level command, the subcommand's own name comes first
+        if (!args.isEmpty() && args.get(0).equals(spec.name())) {
+            args.remove(0);
+        }
+        return "kvroute loadtest " + String.join(" ", args);
+    }
+
+    static Path defaultTrace() {
+        String home = System.getProperty("kvroute.home");
+        List<Path> candidates = home != null ? List.of(Path.of(home, "traces", MOONCAKE))
+                : List.of(Path.of("traces", MOONCAKE), Path.of("..", "traces", MOONCAKE));
+        return candidates.stream().filter(Files::isReadable).findFirst().orElse(candidates.get(0));
+    }
+
+    private void between(String option, long value, long min, long max) {
+        if (value < min || value > max) {
+            throw bad(option + " must be between " + min + " and " + max + ", was " + value);
+        }
+    }
+
+    private CommandLine.ParameterException bad(String message) {
+        return new CommandLine.ParameterException(spec.commandLine(), message);
+    }
+}

@@ -1,0 +1,107 @@
+package io.kvroute.local.loadtest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class LoadtestCommandTest {
+    private static LoadtestRun.Options parse(String... args) {
+        LoadtestCommand command = new LoadtestCommand();
+        new CommandLine(command).parseArgs(args);
+        return command.options();
+    }
+
+    @Test
+    void shouldDefaultToFiftyThousandRequestsEightWorkersOneRouterAndTheKvroutePolicy() {
+        LoadtestRun.Options options = parse();
+        assertThat(options.requests()).isEqualTo(50_000);
+        assertThat(options.workers()).isEqualTo(8);
+        assertThat(options.routers()).isEqualTo(1);
+        assertThat(options.policy()).isEqualTo("kvroute");
+        assertThat(options.preload()).isTrue();
+        assertThat(options.copy()).isTrue();
+        assertThat(options.copyPartitions()).isEqualTo(8);
+        assertThat(options.bootstrapServers()).isNull();
+        assertThat(options.stallTimeout()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(options.trace()).isReadable();
+    }
+
+    @Test
+    void shouldTakeEveryFlag() {
+        LoadtestRun.Options options = parse("--requests", "1500", "--workers", "1000", "--routers", "2", "--policy", "round-robin",
+                "--rate", "250", "--no-copy", "--copy-partitions", "4", "--block-tokens", "32", "--set", "router.saturation.queue.factor=1000",
+                "--work-dir", "/tmp/x", "--stall-timeout", "PT10S");
+        assertThat(options.requests()).isEqualTo(1500);
+        assertThat(options.workers()).isEqualTo(1000);
+        assertThat(options.routers()).isEqualTo(2);
+        assertThat(options.policy()).isEqualTo("round-robin");
+        assertThat(options.ratePerSecond()).isEqualTo(250.0);
+        assertThat(options.preload()).isFalse();
+        assertThat(options.copy()).isFalse();
+        assertThat(options.copyPartitions()).isEqualTo(4);
+        assertThat(options.blockTokens()).isEqualTo(32);
+        assertThat(options.settings()).containsEntry("router.saturation.queue.factor", "1000");
+        assertThat(options.workDir()).isEqualTo(Path.of("/tmp/x"));
+        assertThat(options.commandLine()).startsWith("kvroute loadtest --requests 1500");
+    }
+
+    @Test
+    void shouldNameTheFlagAndTheValueOfABadNumber() {
+        assertThatThrownBy(() -> parse("--requests", "0")).hasMessage("--requests must be between 1 and 2147483646, was 0");
+        assertThatThrownBy(() -> parse("--workers", "-3")).hasMessageContaining("--workers").hasMessageContaining("-3");
+        assertThatThrownBy(() -> parse("--routers", "5")).hasMessageContaining("--routers").hasMessageContaining("was 5");
+        assertThatThrownBy(() -> parse("--rate", "0")).hasMessageContaining("--rate").hasMessageContaining("0.0");
+        assertThatThrownBy(() -> parse("--block-tokens", "600")).hasMessageContaining("--block-tokens").hasMessageContaining("600");
+        assertThatThrownBy(() -> parse("--copy-partitions", "0")).hasMessageContaining("--copy-partitions").hasMessageContaining("was 0");
+        assertThatThrownBy(() -> parse("--stall-timeout", "PT0S")).hasMessageContaining("--stall-timeout");
+    }
+
+    @Test
+    void shouldNameTheFlagOfAValueThatIsNotANumber() {
+        assertThatThrownBy(() -> parse("--requests", "lots")).isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageContaining("--requests").hasMessageContaining("lots");
+    }
+
+    @Test
+    void shouldRefuseAnUnknownPolicyListingTheKnownOnes() {
+        assertThatThrownBy(() -> parse("--policy", "fastest")).hasMessageContaining("--policy must be one of")
+                .hasMessageContaining("round-robin").hasMessageContaining("'fastest'");
+    }
+
+    @Test
+    void shouldNeedTheRegistryOfAGivenCluster() {
+        assertThatThrownBy(() -> parse("--bootstrap-servers", "127.0.0.1:9092")).hasMessageContaining("--registry-url")
+                .hasMessageContaining("127.0.0.1:9092");
+        assertThatThrownBy(() -> parse("--registry-url", "http://r")).hasMessageContaining("--bootstrap-servers");
+        assertThatThrownBy(() -> parse("--bootstrap-servers", "h:1", "--registry-url", "r:2")).hasMessageContaining("--registry-url must start");
+        assertThatThrownBy(() -> parse("--replication-factor", "3")).hasMessageContaining("--replication-factor").hasMessageContaining("3");
+        assertThat(parse("--bootstrap-servers", "h:1", "--registry-url", "http://r/apis/ccompat/v7", "--replication-factor", "3")
+                .replicationFactor()).isEqualTo((short) 3);
+    }
+
+    @Test
+    void shouldRefuseSettingsThatAreNotTheRoutersOrThatTheLoadTestOwns() {
+        assertThatThrownBy(() -> parse("--set", "worker.max.running=4")).hasMessageContaining("--set").hasMessageContaining("worker.max.running=4");
+        assertThatThrownBy(() -> parse("--set", "router.policy=random")).hasMessageContaining("--policy");
+    }
+
+    @Test
+    void shouldRefuseATraceItCannotRead() {
+        assertThatThrownBy(() -> parse("--trace", "/nonexistent/trace.jsonl")).hasMessageContaining("--trace")
+                .hasMessageContaining("/nonexistent/trace.jsonl");
+    }
+
+    @Test
+    void shouldExitWithUsageErrorStatusOnABadFlag() {
+        StringWriter err = new StringWriter();
+        int status = new CommandLine(new LoadtestCommand()).setErr(new PrintWriter(err)).execute("--workers", "0");
+        assertThat(status).isEqualTo(2);
+        assertThat(err.toString()).contains("--workers must be between 1 and 100000, was 0");
+    }
+}

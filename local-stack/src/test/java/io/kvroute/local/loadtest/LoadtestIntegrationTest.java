@@ -1,0 +1,62 @@
+package io.kvroute.local.loadtest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A small {@code kvroute loadtest} as part of the suite: a real broker and registry, the copy app
+ * and one router as separate JVMs, 1,500 requests, 4 idle workers. It checks what was measured
+ * is whole (every request routed exactly once, every record copied), never how fast.
+ */
+class LoadtestIntegrationTest {
+    private static final int REQUESTS = 1_500;
+
+    @Test
+    void shouldRouteEveryRequestOnceAndReportEveryFigure() throws Exception {
+        Path dir = Files.createTempDirectory("kvroute-loadtest");
+        Path json = dir.resolve("report.json");
+        LoadtestRun.Options options = new LoadtestRun.Options(REQUESTS, 4, 1, "kvroute", 0, null, null, (short) 1, dir, 16, true, 4,
+                Map.of(), Duration.ofSeconds(30), LoadtestCommand.defaultTrace(), "test");
+        ByteArrayOutputStream progress = new ByteArrayOutputStream();
+
+        LoadtestReport report = new LoadtestRun(options, new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
+
+        report.printTable(System.out);
+        assertThat(report.route().records()).isEqualTo(REQUESTS);
+        assertThat(report.route().distinctKeys()).isEqualTo(REQUESTS);
+        assertThat(report.outcomes()).containsExactly(Map.entry("DISPATCHED", (long) REQUESTS));
+        assertThat(report.copy().records()).isEqualTo(REQUESTS);
+        assertThat(report.copy().distinctKeys()).isEqualTo(REQUESTS);
+        assertThat(report.route().perSecond()).isPositive();
+        assertThat(report.copy().perSecond()).isPositive();
+        assertThat(report.ratio()).isPositive();
+        assertThat(report.route().cpuMicrosPerRecord(LoadtestReport.ROUTER)).isPositive();
+        assertThat(report.route().cpuMicrosPerRecord(LoadtestReport.BROKER)).isPositive();
+        assertThat(report.copy().cpuMicrosPerRecord(LoadtestReport.COPY)).isPositive();
+
+        TopicWrites.Written dispatch = written(report, "kvroute.dispatch.* (all regions)");
+        assertThat(dispatch.records()).isEqualTo(REQUESTS);
+        assertThat(dispatch.partitions()).isEqualTo(4);
+        // every routing transaction that wrote a dispatch partition commits it with a marker there
+        assertThat(dispatch.markers()).isPositive();
+        assertThat(dispatch.logBytes()).isGreaterThan(dispatch.payloadBytes());
+        assertThat(written(report, "kvroute.decisions").records()).isEqualTo(REQUESTS);
+        assertThat(report.topics()).anySatisfy(w -> assertThat(w.topic()).endsWith("-changelog"));
+
+        report.writeJson(json);
+        assertThat(Files.readString(json)).contains("\"ratioRoutedToCopy\"", "\"writtenPerRequest\"", "\"cpuMicrosPerRequest\"");
+    }
+
+    private static TopicWrites.Written written(LoadtestReport report, String topic) {
+        return report.topics().stream().filter(w -> w.topic().equals(topic)).findFirst()
+                .orElseThrow(() -> new AssertionError("no writes reported for " + topic + ": " + report.topics()));
+    }
+}
