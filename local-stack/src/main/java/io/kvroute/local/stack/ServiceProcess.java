@@ -12,6 +12,9 @@ import java.util.Map;
  * the same command again: same worker id, same router application id and state directory.
  */
 public final class ServiceProcess implements AutoCloseable {
+    /** Environment variable with extra JVM options for every child process (profiling, GC logs). */
+    public static final String CHILD_JAVA_OPTS = "KVROUTE_CHILD_JAVA_OPTS";
+
     private final String name;
     private final String mainClass;
     private final List<String> jvmArgs;
@@ -31,6 +34,11 @@ public final class ServiceProcess implements AutoCloseable {
                 "-XX:TieredStopAtLevel=1"));
         if (logConfig != null) {
             args.add("-Dlog4j2.configurationFile=" + logConfig.toAbsolutePath());
+        }
+        // e.g. a flight recording of each process: KVROUTE_CHILD_JAVA_OPTS="-XX:StartFlightRecording=filename=/tmp/kvroute-%p.jfr"
+        String extra = System.getenv(CHILD_JAVA_OPTS);
+        if (extra != null && !extra.isBlank()) {
+            args.addAll(List.of(extra.trim().split("\\s+")));
         }
         this.jvmArgs = List.copyOf(args);
         List<String> keyValues = new ArrayList<>();
