@@ -2,7 +2,9 @@ package io.kvroute.router.metrics;
 
 import io.kvroute.router.routing.EngineSpeed;
 import io.kvroute.router.routing.EngineSpeeds;
+import io.kvroute.router.routing.FleetView;
 import io.kvroute.router.routing.TtftModel;
+import io.kvroute.router.routing.WorkerSnapshot;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
@@ -10,7 +12,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
@@ -44,6 +48,10 @@ public final class RouterMetrics {
     public static final String KV_EVENTS_APPLIED = PREFIX + "kv.events.applied";
     public static final String KV_EVENTS_SKIPPED = PREFIX + "kv.events.skipped";
     public static final String WORKERS = PREFIX + "workers";
+    /** Per region: workers the router has telemetry of there (fresh or not). */
+    public static final String REGION_WORKERS = PREFIX + "region.workers";
+    /** Per region: age of the newest telemetry any of its workers sent (NaN while the router knows none of them). */
+    public static final String REGION_TELEMETRY_AGE = PREFIX + "region.telemetry.age.ms";
     /** The engine speed learnt per pool: tag {@value #TAG_COEFFICIENT} names the {@code TtftModel} coefficient. */
     public static final String ENGINE_COEFFICIENT = PREFIX + "engine.coefficient";
     public static final String ENGINE_RUNS = PREFIX + "engine.runs.learnt";
@@ -84,11 +92,46 @@ public final class RouterMetrics {
                 .description("Undecodable request records sent to the dead-letter topic").register(registry);
         expired = Counter.builder(REQUESTS_EXPIRED)
                 .description("Requests whose deadline passed while they waited for capacity").register(registry);
+        // registered at zero, as the two above: a rule's increase() misses a counter's first event if it appears with it
+        registry.counter(REQUESTS_CANCELLED);
+        registry.counter(REQUESTS_FORGOTTEN);
     }
 
     /** The workers the router has telemetry of, as {@code workers} counts them. */
     public void watchWorkers(Supplier<Number> workers) {
         Gauge.builder(WORKERS, workers).description("Workers the router has telemetry of (candidates or not)").register(registry);
+    }
+
+    /**
+     * Per region of {@code regions}, how many workers the router knows there and how old the newest telemetry from any
+     * of them is, read from {@code fleet} at each scrape: a region whose newest telemetry keeps ageing is silent. Also
+     * registers each region's re-placement counter at zero, so a rule's {@code increase()} sees the first re-placement.
+     */
+    public void watchRegions(Collection<String> regions, FleetView fleet) {
+        watchRegions(regions, fleet, System::currentTimeMillis);
+    }
+
+    /** As {@link #watchRegions(Collection, FleetView)}, ages taken against {@code clock} (epoch ms). */
+    public void watchRegions(Collection<String> regions, FleetView fleet, LongSupplier clock) {
+        for (String region : regions) {
+            Gauge.builder(REGION_WORKERS, fleet, f -> f.all().stream().filter(w -> w.region().equals(region)).count())
+                    .tag(TAG_REGION, region).strongReference(true)
+                    .description("Workers of the region the router has telemetry of").register(registry);
+            Gauge.builder(REGION_TELEMETRY_AGE, fleet, f -> newestTelemetryAgeMs(f, region, clock.getAsLong()))
+                    .tag(TAG_REGION, region).strongReference(true)
+                    .description("Age of the newest telemetry from any worker of the region").register(registry);
+            registry.counter(REQUESTS_REPLACED, TAG_REGION, region);
+        }
+    }
+
+    private static double newestTelemetryAgeMs(FleetView fleet, String region, long nowMs) {
+        long newest = Long.MIN_VALUE;
+        for (WorkerSnapshot worker : fleet.all()) {
+            if (worker.region().equals(region)) {
+                newest = Math.max(newest, worker.observedAtMs());
+            }
+        }
+        return newest == Long.MIN_VALUE ? Double.NaN : Math.max(0, nowMs - newest);
     }
 
     /**

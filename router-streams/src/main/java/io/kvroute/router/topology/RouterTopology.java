@@ -134,6 +134,7 @@ public final class RouterTopology {
         metrics.watchEngineSpeeds(router.state().engineSpeeds());
         FleetView fleet = new FleetView();
         metrics.watchWorkers(fleet::size);
+        metrics.watchRegions(config.regions(), fleet);
         FairShares fairShares = new FairShares();
         Topology topology = new Topology(new TopologyConfig(new StreamsConfig(config.streamsProperties())));
         topology.addGlobalStore(
