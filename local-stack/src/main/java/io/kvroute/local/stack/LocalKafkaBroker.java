@@ -45,18 +45,18 @@ public final class LocalKafkaBroker implements AutoCloseable {
         this(dir, heap, 1, brokerPort, controllerPort);
     }
 
-    private LocalKafkaBroker(Path dir, String heap, int brokerCount, int firstBrokerPort, int controllerPort) {
+    private LocalKafkaBroker(Path dir, String heap, int brokerCount, int firstBrokerPort, int requestedControllerPort) {
         if (brokerCount < 1) {
             throw new IllegalArgumentException("a Kafka cluster needs at least one broker, was " + brokerCount);
         }
         this.dir = dir.toAbsolutePath();
         this.heap = heap;
-        this.controllerPort = controllerPort > 0 ? controllerPort : ChildJvm.freePort();
+        this.controllerPort = requestedControllerPort > 0 ? requestedControllerPort : ChildJvm.freePort();
         for (int i = 1; i <= brokerCount; i++) {
             int port = i == 1 && firstBrokerPort > 0 ? firstBrokerPort : ChildJvm.freePort();
             brokers.add(new Node(i, port, brokerCount == 1 ? "broker,controller" : "broker"));
         }
-        this.controllerOnly = brokerCount == 1 ? null : new Node(CONTROLLER_ONLY_ID, controllerPort, "controller");
+        this.controllerOnly = brokerCount == 1 ? null : new Node(CONTROLLER_ONLY_ID, this.controllerPort, "controller");
     }
 
     /** Each broker's own log (their transaction coordinators write there). */
