@@ -188,7 +188,7 @@ public final class RouterTopology {
                 topics.responses().name());
         topology.addProcessor(TopologyNames.RESULT_TRACKER,
                 () -> new ResultTracker(topics.responses().name(), responseSerde.deserializer(), fairShares, admission,
-                        router.state().outputLengths(), router.state().engineSpeeds(), telemetryTopic, telemetrySerde.deserializer()),
+                        router.state().outputLengths(), router.state().engineSpeeds(), fleet::get),
                 TopologyNames.RESPONSES_SOURCE);
         topology.addProcessor(TopologyNames.ROUTER,
                 () -> new RoutingProcessor(router, telemetryTopic, telemetrySerde.deserializer(),

@@ -11,14 +11,13 @@ import io.kvroute.schemas.v1.ResponseEvent;
 import io.kvroute.schemas.v1.ResponseStatus;
 import io.kvroute.schemas.v1.TerminalResult;
 import io.kvroute.schemas.v1.Usage;
-import io.kvroute.schemas.v1.WorkerTelemetry;
+import java.util.function.Function;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,25 +48,23 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
     private final boolean settleQuotas;
     private final OutputLengths outputLengths;
     private final EngineSpeeds engineSpeeds;
-    private final String telemetryTopic;
-    private final Deserializer<WorkerTelemetry> telemetryDeserializer;
+    private final Function<String, WorkerSnapshot> workers;
     private ProcessorContext<Object, Object> context;
     private KeyValueStore<String, DispatchedRequest> inFlight;
-    private ReadOnlyKeyValueStore<String, byte[]> telemetry;
 
     /**
      * @param settleQuotas  whether requests come through admission: then a result settles its quota reservation
      * @param outputLengths where a completed request's answer length goes (the router's, for its batch-slot waits)
      * @param engineSpeeds  where a completed run's timing goes (the router's, learning each pool's speed)
+     * @param workers       each worker's latest telemetry, as the router's fleet view holds it decoded (null if none)
      */
     public ResultTracker(String responsesTopic, Deserializer<ResponseEvent> deserializer, FairShares fairShares,
-                         boolean settleQuotas, OutputLengths outputLengths, EngineSpeeds engineSpeeds, String telemetryTopic,
-                         Deserializer<WorkerTelemetry> telemetryDeserializer) {
+                         boolean settleQuotas, OutputLengths outputLengths, EngineSpeeds engineSpeeds,
+                         Function<String, WorkerSnapshot> workers) {
         this.settleQuotas = settleQuotas;
         this.outputLengths = outputLengths;
         this.engineSpeeds = engineSpeeds;
-        this.telemetryTopic = telemetryTopic;
-        this.telemetryDeserializer = telemetryDeserializer;
+        this.workers = workers;
         this.responsesTopic = responsesTopic;
         this.deserializer = deserializer;
         this.fairShares = fairShares;
@@ -77,7 +74,6 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
     public void init(ProcessorContext<Object, Object> context) {
         this.context = context;
         inFlight = context.getStateStore(TopologyNames.IN_FLIGHT_STORE);
-        telemetry = context.getStateStore(TopologyNames.TELEMETRY_STORE);
     }
 
     @Override
@@ -118,23 +114,18 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
         }
     }
 
-    /** The run's timing, with what its worker's telemetry says of it now, teaches the router the worker's pool's speed. */
+    /**
+     * The run's timing, with what its worker's telemetry says of it now, teaches the router the worker's pool's speed.
+     * The telemetry is the fleet view's, decoded once on arrival: no decode per result.
+     */
     private void learnSpeed(TerminalResult result) {
         if (result.getTtftMs() == null || result.getWorkerId() == null || result.getUsage() == null) {
             return;
         }
-        byte[] raw = telemetry.get(result.getWorkerId());
-        if (raw == null) {
-            return;
+        WorkerSnapshot worker = workers.apply(result.getWorkerId());
+        if (worker != null) {
+            engineSpeeds.observe(Conversions.toFinishedRun(result, worker));
         }
-        WorkerSnapshot worker;
-        try {
-            worker = Conversions.toSnapshot(telemetryDeserializer.deserialize(telemetryTopic, raw));
-        } catch (RuntimeException e) {
-            LOG.debug("no telemetry to learn {}'s speed from: {}", result.getWorkerId(), e.toString());
-            return;
-        }
-        engineSpeeds.observe(Conversions.toFinishedRun(result, worker));
     }
 
     private void handBack(Record<String, byte[]> record, ResponseEvent event) {
