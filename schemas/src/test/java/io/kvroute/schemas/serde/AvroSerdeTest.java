@@ -65,4 +65,48 @@ class AvroSerdeTest {
         assertThatThrownBy(() -> serde.deserialize("t", text))
                 .isInstanceOf(SerializationException.class).hasMessageContaining("magic byte");
     }
+
+    @Test
+    void shouldWriteEachRecordWholeAndAloneWhenOneThreadReusesItsBuffer() {
+        InferenceRequest large = InferenceRequest.newBuilder(request()).setRequestId("r-large").setPrompt("x".repeat(3_000_000)).build();
+        InferenceRequest small = request();
+
+        byte[] first = serde.serialize("t", small);
+        byte[] big = serde.serialize("t", large);
+        byte[] again = serde.serialize("t", small);
+
+        assertThat(serde.deserialize("t", big)).isEqualTo(large);
+        assertThat(again).as("nothing of the larger record before it").isEqualTo(first);
+        assertThat(serde.deserialize("t", again)).isEqualTo(small);
+    }
+
+    @Test
+    void shouldWriteTheNextRecordWholeAfterOneThatFailedHalfway() {
+        InferenceRequest missingModel = InferenceRequest.newBuilder(request()).build();
+        missingModel.setModel(null);
+        byte[] before = serde.serialize("t", request());
+
+        assertThatThrownBy(() -> serde.serialize("t", missingModel)).isInstanceOf(SerializationException.class);
+
+        assertThat(serde.serialize("t", request())).isEqualTo(before);
+    }
+
+    @Test
+    void shouldSerializeFromSeveralThreadsAtOnce() throws Exception {
+        List<InferenceRequest> requests = java.util.stream.IntStream.range(0, 200)
+                .mapToObj(i -> InferenceRequest.newBuilder(request()).setRequestId("r-" + i).setPrompt("p".repeat(i * 37)).build())
+                .toList();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            List<java.util.concurrent.Future<Boolean>> checks = new java.util.ArrayList<>();
+            for (InferenceRequest r : requests) {
+                checks.add(pool.submit(() -> serde.deserialize("t", serde.serialize("t", r)).equals(r)));
+            }
+            for (java.util.concurrent.Future<Boolean> check : checks) {
+                assertThat(check.get()).isTrue();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
 }
