@@ -8,6 +8,7 @@ import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.peers.PeerDecisionFollower;
 import io.kvroute.router.routing.PeerPlacements;
 import io.kvroute.router.topology.RouterTopology;
+import io.kvroute.router.topology.internal.KafkaRequestReader;
 import io.kvroute.schemas.serde.Serdes;
 import io.kvroute.schemas.topics.KvrouteTopics;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -65,13 +66,16 @@ public final class RouterApp implements AutoCloseable {
     private final KafkaStreamsMetrics streamsMetrics;
     private final PrometheusEndpoint endpoint;
     private final ProducerGlobalDeadLetters globalDeadLetters;
+    private final KafkaRequestReader requestReader;
     private final String instance;
     private final PeerPlacements peers;
     private final Object stateMonitor = new Object();
     private volatile PeerDecisionFollower peerFollower;
 
     private RouterApp(RouterConfig config, KafkaStreams streams, KafkaStreamsMetrics streamsMetrics, PrometheusEndpoint endpoint,
-                      ProducerGlobalDeadLetters globalDeadLetters, String instance, PeerPlacements peers) {
+                      ProducerGlobalDeadLetters globalDeadLetters, KafkaRequestReader requestReader, String instance,
+                      PeerPlacements peers) {
+        this.requestReader = requestReader;
         this.instance = instance;
         this.peers = peers;
         this.config = config;
@@ -100,8 +104,10 @@ public final class RouterApp implements AutoCloseable {
                 .description("other router instances' placements this one accounted as its own").register(registry);
         FunctionCounter.builder("kvroute.router.peer.placements.dropped", peers, PeerPlacements::dropped)
                 .description("other instances' placements dropped because the routing thread fell behind").register(registry);
-        KafkaStreams streams = new KafkaStreams(RouterTopology.build(config, serdes, metrics, globalDeadLetters, peers, instance),
-                config.streamsProperties());
+        KafkaRequestReader requestReader = new KafkaRequestReader(config.adminConfig(),
+                serdes.valueSerde(InferenceRequest.class).deserializer(), config.applicationId() + "-request-reader-" + instance);
+        KafkaStreams streams = new KafkaStreams(RouterTopology.build(config, serdes, metrics, globalDeadLetters, peers, instance,
+                requestReader), config.streamsProperties());
         KafkaStreamsMetrics streamsMetrics = new KafkaStreamsMetrics(streams);
         streamsMetrics.bindTo(registry);
         PrometheusEndpoint endpoint;
@@ -112,9 +118,10 @@ public final class RouterApp implements AutoCloseable {
             streamsMetrics.close();
             streams.close(Duration.ZERO);
             globalDeadLetters.close();
+            requestReader.close();
             throw e;
         }
-        RouterApp app = new RouterApp(config, streams, streamsMetrics, endpoint, globalDeadLetters, instance, peers);
+        RouterApp app = new RouterApp(config, streams, streamsMetrics, endpoint, globalDeadLetters, requestReader, instance, peers);
         streams.setStateListener((newState, oldState) -> {
             LOG.info("router {} state {} -> {}", config.applicationId(), oldState, newState);
             synchronized (app.stateMonitor) {
@@ -268,6 +275,7 @@ public final class RouterApp implements AutoCloseable {
         }
         streamsMetrics.close();
         globalDeadLetters.close();
+        requestReader.close();
         if (endpoint != null) {
             endpoint.close();
         }

@@ -18,6 +18,7 @@ import io.kvroute.router.topology.internal.Parking;
 import io.kvroute.router.topology.internal.Replacement;
 import io.kvroute.router.topology.internal.RequestIntake;
 import io.kvroute.router.topology.internal.ResultTracker;
+import io.kvroute.router.topology.internal.RequestReader;
 import io.kvroute.router.topology.internal.RoutingProcessor;
 import io.kvroute.router.topology.internal.TelemetryUpdater;
 import io.kvroute.router.topology.internal.TopologyNames;
@@ -117,6 +118,15 @@ public final class RouterTopology {
      */
     public static Topology build(RouterConfig config, Serdes serdes, RouterMetrics metrics, GlobalDeadLetters deadLetters,
                                  PeerPlacements peers, String routerInstance) {
+        return build(config, serdes, metrics, deadLetters, peers, routerInstance, RequestReader.NONE);
+    }
+
+    /**
+     * As above; with a {@code requests} reader other than {@link RequestReader#NONE}, the in-flight store keeps each
+     * request without its prompt, read back from the request record if it must be placed again.
+     */
+    public static Topology build(RouterConfig config, Serdes serdes, RouterMetrics metrics, GlobalDeadLetters deadLetters,
+                                 PeerPlacements peers, String routerInstance, RequestReader requests) {
         KvrouteTopics topics = config.topics();
         Serde<InferenceRequest> requestSerde = serdes.valueSerde(InferenceRequest.class);
         Serde<WorkerTelemetry> telemetrySerde = serdes.valueSerde(WorkerTelemetry.class);
@@ -194,7 +204,7 @@ public final class RouterTopology {
                 () -> new RoutingProcessor(router, telemetryTopic, telemetrySerde.deserializer(),
                         new Parking(config.parkedRetryMs(), config.parkedMaxMs(), config.parkedMaxCount()),
                         Replacement.of(config.replacePatienceMs(), config.dedupRetentionMs()), metrics, fleet,
-                        fairShares, admission, peers, routerInstance),
+                        fairShares, admission, peers, routerInstance, requests),
                 admission ? TopologyNames.ADMITTED_SOURCE : TopologyNames.INTAKE, TopologyNames.RESULT_TRACKER);
         topology.addStateStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TopologyNames.IN_FLIGHT_STORE),

@@ -66,6 +66,8 @@ class HandBackTopologyTest {
         assertThat(again.getAttempt()).isEqualTo(2);
         assertThat(again.getWorkerId()).as("east-1 is left out although its telemetry does not say it is limited yet")
                 .isEqualTo("west-1");
+        assertThat(again.getRequest().getPrompt()).as("read back: the in-flight entry kept none")
+                .isEqualTo(Records.request("req-1", 0).build().getPrompt());
         RoutingDecision decision = harness.decisions.readValue();
         assertThat(decision.getAttempt()).isEqualTo(2);
         assertThat(decision.getReason()).startsWith("placed again, handed back by east-1: " + REASON);
@@ -97,6 +99,7 @@ class HandBackTopologyTest {
 
         DispatchedRequest later = dispatchWest.readValue();
         assertThat(later.getAttempt()).as("outranks the run handed back").isEqualTo(2);
+        assertThat(later.getRequest().getPrompt()).as("parked whole").isEqualTo(Records.request("req-1", 0).build().getPrompt());
         assertThat(harness.inFlight().get("req-1").getAttempt()).isEqualTo(2);
     }
 

@@ -79,6 +79,43 @@ class ReplacementTopologyTest {
     }
 
     @Test
+    void shouldKeepNoPromptInFlightAndPlaceAgainWithTheWholeRequestReadBack() {
+        dispatchToEastThenStartWest(Records.request("req-1", now()).build());
+
+        DispatchedRequest kept = harness.inFlight().get("req-1");
+        assertThat(kept.getRequest().getPrompt()).as("the in-flight entry keeps no prompt").isNull();
+        assertThat(kept.getRequest().getPrefixBlockHashes()).as("but what routing needs").containsExactly(11L, 12L, 13L);
+        assertThat(kept.getSourceTopic()).isEqualTo(harness.config.topics().requests().name());
+        assertThat(kept.getSourceOffset()).isEqualTo(0L);
+
+        advanceReporting(PATIENCE_MS + 2_000, "west-1");
+
+        DispatchedRequest again = dispatchWest.readValue();
+        assertThat(again.getAttempt()).isEqualTo(2);
+        assertThat(again.getRequest().getPrompt()).as("read back for the worker").isEqualTo(Records.request("req-1", 0).build().getPrompt());
+        assertThat(again.getSourceTopic()).as("dispatch records do not say where the router read from").isNull();
+        assertThat(harness.readBackFrom).containsExactly(harness.config.topics().requests().name());
+        assertThat(harness.inFlight().get("req-1").getRequest().getPrompt()).as("the new entry keeps none either").isNull();
+    }
+
+    @Test
+    void shouldAnswerFailedAndVoidTheOldRunWhenTheRequestCannotBeReadBackToPlaceItAgain() {
+        dispatchToEastThenStartWest(Records.request("req-1", now()).build());
+        harness.unreadable = "offset 0 is before the log start offset 7 (retention)";
+
+        advanceReporting(PATIENCE_MS + 2_000, "west-1");
+
+        assertThat(dispatchWest.isEmpty()).isTrue();
+        CancelRequest marker = cancellations.readValue();
+        assertThat(marker.getSupersedesBelowAttempt()).isEqualTo(2);
+        ResponseEvent answer = responses.readValue();
+        assertThat(answer.getTerminal().getStatus()).isEqualTo(ResponseStatus.FAILED);
+        assertThat(answer.getTerminal().getError()).contains("could not be placed again from silent region us-east")
+                .contains("retention");
+        assertThat(harness.inFlight().get("req-1")).isNull();
+    }
+
+    @Test
     void shouldReplaceAnUnfinishedRequestOfASilentRegionWithTheNextAttemptAndVoidTheOldOne() {
         dispatchToEastThenStartWest(Records.request("req-1", now()).build());
 

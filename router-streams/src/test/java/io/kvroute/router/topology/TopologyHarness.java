@@ -5,6 +5,7 @@ import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.errors.GlobalDeadLetters;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.routing.PeerPlacements;
+import io.kvroute.router.topology.internal.RequestReader;
 import io.kvroute.router.topology.internal.TopologyNames;
 import io.kvroute.schemas.serde.Serdes;
 import io.kvroute.schemas.v1.CancelRequest;
@@ -31,7 +32,11 @@ import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.state.KeyValueStore;
 
-/** A TopologyTestDriver over the router's topology with regions us-east, eu-west and provider, and a wall clock to advance. */
+/**
+ * A TopologyTestDriver over the router's topology with regions us-east, eu-west and provider, and a wall clock to advance.
+ * The router reads requests back (its in-flight entries keep no prompt) from what the harness sent: the test driver
+ * keeps no input topic to read, so the harness's reader answers by request id, from the topic the router names.
+ */
 final class TopologyHarness implements AutoCloseable {
     static final long T0 = 1_800_000_000_000L;
     /** The router instance id the harness's router writes in its decisions. */
@@ -53,6 +58,11 @@ final class TopologyHarness implements AutoCloseable {
     final TestInputTopic<String, byte[]> cancellationsRawIn;
     final TestOutputTopic<String, CancelRequest> cancellations;
     private final Map<String, TestOutputTopic<String, DispatchedRequest>> dispatch = new HashMap<>();
+    private final Map<String, InferenceRequest> sent = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Topics the router has asked to read requests back from. */
+    final java.util.Set<String> readBackFrom = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** When set, reading a request back fails with this reason (a record gone with the topic's retention, say). */
+    volatile String unreadable;
     private long elapsed;
 
     TopologyHarness(Path stateDir, Map<String, String> extra) {
@@ -65,8 +75,16 @@ final class TopologyHarness implements AutoCloseable {
         settings.putAll(extra);
         config = RouterConfig.from(Settings.of(settings));
         serdes = new Serdes(config.serdeConfig());
-        driver = new TopologyTestDriver(RouterTopology.build(config, serdes, metrics, GlobalDeadLetters.none(), peers, INSTANCE),
-                config.streamsProperties(), Instant.ofEpochMilli(T0));
+        RequestReader reader = (source, requestId) -> {
+            readBackFrom.add(source.topic());
+            InferenceRequest request = sent.get(requestId);
+            if (unreadable != null || request == null) {
+                throw new RequestReader.UnreadableRequestException(unreadable != null ? unreadable : "never sent: " + requestId);
+            }
+            return request;
+        };
+        driver = new TopologyTestDriver(RouterTopology.build(config, serdes, metrics, GlobalDeadLetters.none(), peers, INSTANCE,
+                reader), config.streamsProperties(), Instant.ofEpochMilli(T0));
         var topics = config.topics();
         requests = driver.createInputTopic(topics.requests().name(), new StringSerializer(),
                 serdes.valueSerde(InferenceRequest.class).serializer());
@@ -118,6 +136,7 @@ final class TopologyHarness implements AutoCloseable {
     }
 
     void send(InferenceRequest request) {
+        sent.put(request.getRequestId(), InferenceRequest.newBuilder(request).build());
         requests.pipeInput(request.getRequestId(), request);
     }
 

@@ -101,6 +101,7 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
 
     private final Router router;
     private final PeerPlacements peers;
+    private final RequestReader requests;
     private final String routerInstance;
     private final String policyName;
     private final String telemetryTopic;
@@ -147,17 +148,20 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
                             Replacement replacement, RouterMetrics metrics, FleetView fleet, FairShares fairShares,
                             boolean releaseQuotas) {
         this(router, telemetryTopic, telemetryDeserializer, parking, replacement, metrics, fleet, fairShares, releaseQuotas,
-                PeerPlacements.none(), "");
+                PeerPlacements.none(), "", RequestReader.NONE);
     }
 
     /**
      * @param peers          other router instances' placements, followed before each decision
      * @param routerInstance this instance's id, written in its decision records for the others
+     * @param requests       reads a request record back; unless {@link RequestReader#NONE}, in-flight entries keep no
+     *                       prompt ({@link InFlightEntries})
      */
     public RoutingProcessor(Router router, String telemetryTopic,
                             Deserializer<WorkerTelemetry> telemetryDeserializer, Parking parking,
                             Replacement replacement, RouterMetrics metrics, FleetView fleet, FairShares fairShares,
-                            boolean releaseQuotas, PeerPlacements peers, String routerInstance) {
+                            boolean releaseQuotas, PeerPlacements peers, String routerInstance, RequestReader requests) {
+        this.requests = requests;
         this.peers = peers;
         this.routerInstance = routerInstance;
         this.fairShares = fairShares;
@@ -220,7 +224,7 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
             return;
         }
         // while anything waits, newcomers queue behind it: freed capacity goes in arrival order
-        if (parkedCount == 0 && tryPlace(request, 1, "", fleet, now) == null) {
+        if (parkedCount == 0 && tryPlace(request, sourceOfCurrentRecord(), 1, "", fleet, now) == null) {
             return;
         }
         if (parkedCount >= parkedMaxCount) {
@@ -230,8 +234,24 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
         park(request, NOT_DISPATCHED, now);
     }
 
-    /** Routes one request as dispatch {@code attempt} over {@code workers}; null if it was dispatched, else why not. */
-    private String tryPlace(InferenceRequest request, int attempt, String reasonPrefix, FleetView workers, long now) {
+    /** Where the request being processed was read from, when in-flight entries are to keep only that (else null). */
+    private RequestSource sourceOfCurrentRecord() {
+        if (!requests.readsBack()) {
+            return null;
+        }
+        return context.recordMetadata().map(m -> new RequestSource(m.topic(), m.partition(), m.offset())).orElse(null);
+    }
+
+    /**
+     * Routes one request as dispatch {@code attempt} over {@code workers}; null if it was dispatched, else why not.
+     * {@code source}: where the request record is (null if unknown); the in-flight entry then keeps no prompt, and a
+     * request kept so ({@link InFlightEntries}) gets its prompt back from there once placed.
+     *
+     * @throws RequestReader.UnreadableRequestException when a request kept without its prompt was placed but its record
+     *         cannot be read back (the placement is then not made; the router's ledger counts it until it decays)
+     */
+    private String tryPlace(InferenceRequest request, RequestSource source, int attempt, String reasonPrefix, FleetView workers,
+                            long now) {
         RouteRequest routeRequest = Conversions.toRouteRequest(request);
         long started = System.nanoTime();
         RoutingResult result;
@@ -249,7 +269,9 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
         result.candidates().candidates().stream().filter(w -> w.workerId().equals(placement.workerId())).findFirst()
                 .ifPresent(w -> metrics.telemetryAge(w.ageMs(now)));
         String id = request.getRequestId();
-        DispatchedRequest dispatched = Conversions.dispatched(request, placement, policyName, now);
+        InferenceRequest whole = request.getPrompt() == null && request.getMessages() == null && source != null
+                ? InFlightEntries.withContent(request, requests.read(source, id)) : request;
+        DispatchedRequest dispatched = Conversions.dispatched(whole, placement, policyName, now);
         dispatched.setAttempt(attempt);
         RoutingDecision decision = Conversions.dispatchedDecision(request, routeRequest, placement, policyName,
                 result.candidates().candidates().size(), routerInstance, now);
@@ -257,7 +279,7 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
         decision.setReason(reasonPrefix + decision.getReason());
         context.forward(new Record<Object, Object>(id, dispatched, now, new RecordHeaders()), TopologyNames.DISPATCH_SINK);
         context.forward(new Record<Object, Object>(id, decision, now, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
-        inFlight.put(id, dispatched);
+        inFlight.put(id, source == null ? dispatched : InFlightEntries.slim(dispatched, source));
         regionsDispatchedTo.add(placement.region());
         metrics.routed(placement.region(), policyName);
         return null;
@@ -330,7 +352,7 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
                 RefusedBy refused = refusedBy.get(key);
                 FleetView workers = refused == null || refused.untilMs() <= now ? passFleet
                         : passFleetWithout.computeIfAbsent(refused.workerId(), passFleet::copyWithout);
-                String notPlaced = tryPlace(request, Math.max(1, ParkedKey.decode(key).dispatchAttempt()), "", workers, now);
+                String notPlaced = tryPlace(request, null, Math.max(1, ParkedKey.decode(key).dispatchAttempt()), "", workers, now);
                 if (notPlaced != null) {
                     whyNotPlaced.put(key, notPlaced);
                     didNotFit.add(key);
@@ -473,18 +495,25 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
         } else if (old.getAttempt() >= MAX_DISPATCH_ATTEMPTS_HANDED_BACK) {
             failHandedBack(request, old, why + "; placed " + old.getAttempt() + " times", next, now);
         } else {
-            String notPlaced = tryPlace(request, next, "placed again, " + why + "; ", fleet.copyWithout(handBack.workerId()), now);
-            if (notPlaced == null) {
-                metrics.handedBack(old.getRegion().toString(), "placed");
-                LOG.debug("request {} {}; placed again (attempt {})", id, why, next);
-                return;
-            }
-            if (parkedCount < parkedMaxCount) {
-                metrics.handedBack(old.getRegion().toString(), "parked");
-                LOG.debug("request {} {}; waits for capacity: {}", id, why, notPlaced);
-                refusedBy.put(park(request, next, now), new RefusedBy(handBack.workerId(), now + HANDED_BACK_EXCLUSION_MS));
-            } else {
-                failHandedBack(request, old, why + "; no other worker could take it and " + parkedCount + " requests wait", next, now);
+            try {
+                String notPlaced = tryPlace(request, InFlightEntries.sourceOf(old), next, "placed again, " + why + "; ",
+                        fleet.copyWithout(handBack.workerId()), now);
+                if (notPlaced == null) {
+                    metrics.handedBack(old.getRegion().toString(), "placed");
+                    LOG.debug("request {} {}; placed again (attempt {})", id, why, next);
+                    return;
+                }
+                if (parkedCount < parkedMaxCount) {
+                    metrics.handedBack(old.getRegion().toString(), "parked");
+                    LOG.debug("request {} {}; waits for capacity: {}", id, why, notPlaced);
+                    // the parked store keeps whole requests
+                    InferenceRequest whole = InFlightEntries.whole(old, requests);
+                    refusedBy.put(park(whole, next, now), new RefusedBy(handBack.workerId(), now + HANDED_BACK_EXCLUSION_MS));
+                } else {
+                    failHandedBack(request, old, why + "; no other worker could take it and " + parkedCount + " requests wait", next, now);
+                }
+            } catch (RequestReader.UnreadableRequestException e) {
+                failHandedBack(request, old, why + "; " + e.getMessage(), next, now);
             }
         }
         inFlight.delete(id);
@@ -515,7 +544,17 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
             return true;
         }
         // the marker and the new dispatch commit in one transaction: the old region's workers see both or neither
-        String notPlaced = tryPlace(request, next, "re-placed from " + old.getRegion() + " (" + why + "): ", fleet, now);
+        String notPlaced;
+        try {
+            notPlaced = tryPlace(request, InFlightEntries.sourceOf(old), next, "re-placed from " + old.getRegion() + " (" + why + "): ",
+                    fleet, now);
+        } catch (RequestReader.UnreadableRequestException e) {
+            String reason = "could not be placed again from silent region " + old.getRegion() + ": " + e.getMessage();
+            supersede(id, next, reason, now);
+            answer(request, ResponseStatus.FAILED, DecisionOutcome.REJECTED, reason, "failed: " + reason, next, now);
+            inFlight.delete(id);
+            return true;
+        }
         if (notPlaced != null) {
             LOG.debug("request {} waits for silent region {}: {}", id, old.getRegion(), notPlaced);
             return false;
