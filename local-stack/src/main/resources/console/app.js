@@ -62,7 +62,7 @@ function schedule(fn) {
   }, POLL_MS);
 }
 
-function render(nodes) { main.replaceChildren(...[nodes].flat()); }
+function render(nodes) { main.replaceChildren(...[nodes].flat(Infinity).filter(n => n !== null && n !== undefined && n !== false && n !== "")); }
 
 // ---------- fleet ----------
 function kvBar(w) {
@@ -114,13 +114,18 @@ async function fleetPage() {
 function card(k, v) { return el('div', { class: 'card' }, el('div', { class: 'k', text: k }), el('div', { class: 'v', text: String(v) })); }
 
 // ---------- decisions ----------
+// candidates as columns, score components as rows: a policy may report many components and few candidates
 function candidatesTable(d) {
   if (!d.candidates.length) return el('span', { class: 'sub', text: 'no candidates recorded' });
   const names = [...new Set(d.candidates.flatMap(c => Object.keys(c.components)))].sort();
-  return table(['Worker', 'Region', { label: 'Slot', num: 1 }, { label: 'Score', num: 1 }, ...names.map(n => ({ label: n, num: 1 }))],
-    d.candidates.map(c => el('tr', { class: c.workerId === d.workerId ? 'chosen' : null },
-      td(c.workerId + (c.workerId === d.workerId ? ' (chosen)' : ''), 'mono'), td(c.region), num(c.partition), num(fmtNum(c.score, 3)),
-      names.map(n => num(c.components[n] === undefined ? '' : fmtNum(c.components[n], 3))))), 'inner');
+  const head = el('tr', {}, el('th', { text: 'Candidate' }),
+    d.candidates.map(c => el('th', { class: 'num' + (c.workerId === d.workerId ? ' chosen' : '') },
+      el('span', { class: 'mono candidate', text: c.workerId }), c.workerId === d.workerId ? ' (chosen)' : '')));
+  const row = (label, f) => el('tr', {}, el('td', { class: 'mono', text: label }), d.candidates.map(c => num(f(c))));
+  return el('table', { class: 'inner candidates' }, el('thead', {}, head), el('tbody', {},
+    row('region / slot', c => c.region + ' / ' + c.partition),
+    el('tr', { class: 'score' }, el('td', { text: 'score' }), d.candidates.map(c => num(fmtNum(c.score, 3)))),
+    names.map(n => row(n, c => c.components[n] === undefined ? '' : fmtNum(c.components[n], 3)))));
 }
 
 function chosen(d) {

@@ -3,6 +3,7 @@ package io.kvroute.local.console;
 import io.kvroute.schemas.v1.RoutingDecision;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,10 +48,9 @@ final class DecisionLog {
 
     /** Up to {@code limit} kept decisions matching {@code filter}, newest first, and the values the filters can take. */
     synchronized Map<String, Object> snapshot(Filter filter, int limit) {
-        List<Map<String, Object>> shown = new ArrayList<>();
+        List<RoutingDecision> matched = new ArrayList<>();
         TreeSet<String> tenants = new TreeSet<>();
         TreeSet<String> regions = new TreeSet<>();
-        int matching = 0;
         for (Iterator<RoutingDecision> it = newest.descendingIterator(); it.hasNext(); ) {
             RoutingDecision d = it.next();
             tenants.add(d.getTenant());
@@ -58,17 +58,17 @@ final class DecisionLog {
                 regions.add(d.getRegion());
             }
             if (filter.test(d)) {
-                matching++;
-                if (shown.size() < limit) {
-                    shown.add(RecordViews.decision(d));
-                }
+                matched.add(d);
             }
         }
+        // newest first by decision time: partitions interleave in the order they are read
+        matched.sort(Comparator.comparingLong(RoutingDecision::getDecidedAtMs).reversed());
+        List<Map<String, Object>> shown = matched.stream().limit(limit).map(RecordViews::decision).toList();
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("read", read);
         out.put("kept", newest.size());
         out.put("capacity", capacity);
-        out.put("matching", matching);
+        out.put("matching", matched.size());
         out.put("outcomes", new TreeMap<>(outcomes));
         out.put("tenants", tenants);
         out.put("regions", regions);

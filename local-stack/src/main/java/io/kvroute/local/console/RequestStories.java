@@ -126,8 +126,8 @@ final class RequestStories {
                     if (e.getTerminal() != null) {
                         Map<String, Object> terminal = RecordViews.terminal(e.getTerminal());
                         String where = e.getTerminal().getWorkerId() == null ? "" : " on " + e.getTerminal().getWorkerId();
-                        event(record, e.getProducedAtMs(), "terminal", e.getTerminal().getStatus() + where + " (run attempt "
-                                + e.getAttempt() + ", dispatch attempt " + RunAttempt.dispatchAttemptOf(e.getAttempt()) + "), "
+                        event(record, e.getProducedAtMs(), "terminal", e.getTerminal().getStatus() + where + " (dispatch attempt "
+                                + RunAttempt.dispatchAttemptOf(e.getAttempt()) + ", run " + e.getAttempt() + "), "
                                 + e.getTerminal().getUsage().getPromptTokens() + " prompt / " + e.getTerminal().getUsage().getCompletionTokens()
                                 + " completion / " + e.getTerminal().getUsage().getCachedTokens() + " cached tokens"
                                 + (e.getDuplicate() ? ", duplicate" : ""), terminal);
@@ -182,7 +182,7 @@ final class RequestStories {
                     event.put("atMs", a.firstChunkAtMs);
                     event.put("kind", "chunks");
                     event.put("topic", topics.responses().name());
-                    event.put("text", a.chunks + " chunk(s) streamed by run attempt " + a.attempt + " over "
+                    event.put("text", a.chunks + " chunk(s) streamed by dispatch attempt " + RunAttempt.dispatchAttemptOf(a.attempt) + " (run " + a.attempt + ") over "
                             + (a.lastChunkAtMs - a.firstChunkAtMs) + " ms");
                     timeline.add(event);
                 }
