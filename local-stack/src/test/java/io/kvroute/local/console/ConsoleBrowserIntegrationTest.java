@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ConsoleBrowserIntegrationTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final int BUDGET_MS = 5_000;
+    private static final int BUDGET_MS = 3_000;
 
     @TempDir
     Path dir;
