@@ -6,6 +6,7 @@ import io.kvroute.ingress.cli.CollectCommand;
 import io.kvroute.ingress.cli.DecisionsCommand;
 import io.kvroute.ingress.cli.SubmitCommand;
 import io.kvroute.local.chaos.ChaosCommand;
+import io.kvroute.local.console.ConsoleCommand;
 import io.kvroute.local.demo.DemoCommand;
 import io.kvroute.local.loadtest.LoadtestCommand;
 import io.kvroute.local.up.UpCommand;
@@ -35,6 +36,7 @@ import picocli.CommandLine.Parameters;
             SubmitCommand.class,
             CollectCommand.class,
             DecisionsCommand.class,
+            ConsoleCommand.class,
             CancelCommand.class,
         })
 public final class KvrouteCommand implements Callable<Integer> {

@@ -1,11 +1,14 @@
 package io.kvroute.local.demo;
 
 import io.kvroute.bench.sim.FleetSpec;
+import io.kvroute.local.console.Console;
+import io.kvroute.local.console.ConsoleSettings;
 import io.kvroute.local.stack.LocalFleet;
 import io.kvroute.bench.trace.MooncakeTrace;
 import io.kvroute.bench.trace.TraceRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -58,6 +61,13 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--model", description = "With --engine openai: the model name the server serves (default: the server's only model is assumed to answer to the stack's model name).")
     String model;
 
+    @Option(names = "--console", description = "Serve the web console on the demo's stack while it runs, and print its URL.")
+    boolean console;
+
+    @Option(names = "--console-port", defaultValue = "" + ConsoleSettings.DEFAULT_PORT,
+            description = "With --console: its port on 127.0.0.1; 0: any free (default: ${DEFAULT-VALUE}).")
+    int consolePort;
+
     @Override
     public Integer call() throws Exception {
         if (requests < 1) {
@@ -86,7 +96,17 @@ public final class DemoCommand implements Callable<Integer> {
         Path dir = workDir != null ? workDir : Files.createDirectories(Path.of(".kvroute")).resolve("demo-" + System.currentTimeMillis());
         DemoRun.Options options = new DemoRun.Options(tracePath.getFileName().toString(), replay, policy, regions, timeScale,
                 drainTimeout, dir, settings, routers);
-        DemoSummary summary = new DemoRun(options, System.err).run();
+        ConsoleSettings consoleSettings = console ? ConsoleSettings.onPort(consolePort) : null;
+        DemoRun run = new DemoRun(options, System.err);
+        if (console) {
+            run.alongside(stack -> {
+                Console started = Console.onLocalStack(stack, consoleSettings, Clock.systemUTC());
+                System.err.println("kvroute demo: console at " + started.url() + " (fleet, decisions, requests, dead letters; "
+                        + "it stops with the demo)");
+                return started;
+            });
+        }
+        DemoSummary summary = run.run();
         summary.printTable(System.out);
         if (summaryJson != null) {
             summary.writeJson(summaryJson);

@@ -22,6 +22,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 /**
  * One demo run: starts the local stack, replays trace requests at their arrival times (scaled)
@@ -38,10 +39,17 @@ public final class DemoRun {
 
     private final Options options;
     private final PrintStream progress;
+    private Function<LocalStack, AutoCloseable> alongside = stack -> () -> { };
 
     public DemoRun(Options options, PrintStream progress) {
         this.options = options;
         this.progress = progress;
+    }
+
+    /** Starts something on the stack once it runs (the console), closed before the stack is. */
+    public DemoRun alongside(Function<LocalStack, AutoCloseable> start) {
+        this.alongside = start;
+        return this;
     }
 
     public DemoSummary run() throws Exception {
@@ -59,20 +67,28 @@ public final class DemoRun {
         try (LocalStack stack = new LocalStack(options.workDir(), options.fleet(), options.policy(), options.settings(),
                 options.routers()).start()) {
             pids.addAll(stack.childPids());
-            ClientConfig clientConfig = ClientConfig.of(Map.of(
-                    ClientConfig.BOOTSTRAP_SERVERS, stack.bootstrapServers(),
-                    ClientConfig.SCHEMA_REGISTRY_URL, stack.registryUrl(),
-                    ClientConfig.TOPIC_PREFIX, stack.topics().prefix(),
-                    ClientConfig.TENANT, "demo",
-                    ClientConfig.CLIENT_ID, "kvroute-demo"));
-            try (KvrouteClient client = KvrouteClient.create(clientConfig);
-                 DecisionTally tally = new DecisionTally(stack.bootstrapServers(), stack.registryUrl(), stack.topics())) {
-                DemoSummary summary = replay(client, tally, ticker, peakRss, startedNs);
-                long followed = stack.services().routers().stream().mapToLong(r -> r.peers().followed()).sum();
-                return summary.withRouters(options.routers(), followed);
+            AutoCloseable extra = alongside.apply(stack);
+            try (extra) {
+                return replayOn(stack, peakRss, ticker, startedNs);
             }
         } finally {
             ticker.shutdownNow();
+        }
+    }
+
+    private DemoSummary replayOn(LocalStack stack, AtomicLong peakRss, ScheduledExecutorService ticker, long startedNs)
+            throws Exception {
+        ClientConfig clientConfig = ClientConfig.of(Map.of(
+                ClientConfig.BOOTSTRAP_SERVERS, stack.bootstrapServers(),
+                ClientConfig.SCHEMA_REGISTRY_URL, stack.registryUrl(),
+                ClientConfig.TOPIC_PREFIX, stack.topics().prefix(),
+                ClientConfig.TENANT, "demo",
+                ClientConfig.CLIENT_ID, "kvroute-demo"));
+        try (KvrouteClient client = KvrouteClient.create(clientConfig);
+             DecisionTally tally = new DecisionTally(stack.bootstrapServers(), stack.registryUrl(), stack.topics())) {
+            DemoSummary summary = replay(client, tally, ticker, peakRss, startedNs);
+            long followed = stack.services().routers().stream().mapToLong(r -> r.peers().followed()).sum();
+            return summary.withRouters(options.routers(), followed);
         }
     }
 

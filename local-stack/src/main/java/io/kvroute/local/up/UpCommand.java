@@ -1,6 +1,8 @@
 package io.kvroute.local.up;
 
 import io.kvroute.bench.sim.FleetSpec;
+import io.kvroute.local.console.Console;
+import io.kvroute.local.console.ConsoleSettings;
 import io.kvroute.local.stack.LocalFleet;
 import io.kvroute.local.stack.LocalStack;
 import java.io.IOException;
@@ -9,6 +11,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -23,7 +26,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "up", mixinStandardHelpOptions = true,
         description = "Start the embedded local stack (KRaft broker, schema registry, router, simulated GPU workers) and keep it "
-                + "running until Ctrl-C; prints the addresses and the submit / collect / decisions commands to paste. "
+                + "running until Ctrl-C, with the web console; prints the addresses and the submit / collect / decisions commands to paste. "
                 + "Its data is kept in --work-dir for the next 'up'.")
 public final class UpCommand implements Callable<Integer> {
     @Option(names = "--fleet", description = "Regions as name=slots@delayMs,... (default: " + LocalFleet.DEFAULT + ").")
@@ -44,19 +47,36 @@ public final class UpCommand implements Callable<Integer> {
     @Option(names = "--registry-port", defaultValue = "8081", description = "The schema registry's port on 127.0.0.1; 0: any free (default: ${DEFAULT-VALUE}).")
     int registryPort;
 
+    @Option(names = "--console-port", defaultValue = "" + ConsoleSettings.DEFAULT_PORT,
+            description = "The web console's port on 127.0.0.1; 0: any free; -1: no console (default: ${DEFAULT-VALUE}).")
+    int consolePort;
+
     @Option(names = "--set", description = "Extra setting for the router and workers, key=value (repeatable).")
     Map<String, String> settings = new LinkedHashMap<>();
 
     @Override
     public Integer call() throws Exception {
         CountDownLatch stopped = new CountDownLatch(1);
+        if (consolePort != -1) {
+            requireFree("--console-port", consolePort, consolePort);
+        }
         LocalStack stack = start(System.err);
+        Console console;
+        try {
+            console = consolePort == -1 ? null : Console.onLocalStack(stack, ConsoleSettings.onPort(consolePort), Clock.systemUTC());
+        } catch (RuntimeException e) {
+            stack.close();
+            throw e;
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             System.err.println("kvroute up: stopping (data kept in " + workDir.toAbsolutePath() + ")");
+            if (console != null) {
+                console.close();
+            }
             stack.close();
             stopped.countDown();
         }, "kvroute-up-stop"));
-        System.out.print(UpInstructions.of(stack, workDir, clientConfig(), exampleBatch()));
+        System.out.print(UpInstructions.of(stack, workDir, clientConfig(), exampleBatch(), console == null ? null : console.url()));
         System.out.flush();
         stopped.await();
         return 0;

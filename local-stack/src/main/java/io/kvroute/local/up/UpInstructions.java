@@ -1,5 +1,6 @@
 package io.kvroute.local.up;
 
+import io.kvroute.local.console.ConsoleSettings;
 import io.kvroute.local.stack.LocalStack;
 import io.kvroute.router.RouterApp;
 import io.kvroute.worker.WorkerApp;
@@ -11,6 +12,11 @@ final class UpInstructions {
     }
 
     static String of(LocalStack stack, Path workDir, Path clientConfig, Path exampleBatch) {
+        return of(stack, workDir, clientConfig, exampleBatch, null);
+    }
+
+    /** With {@code consoleUrl} null when no console was started: the command that starts one is printed instead. */
+    static String of(LocalStack stack, Path workDir, Path clientConfig, Path exampleBatch, String consoleUrl) {
         String config = "--config " + clientConfig;
         String manifest = exampleBatch + ".manifest.jsonl";
         StringBuilder text = new StringBuilder();
@@ -23,11 +29,20 @@ final class UpInstructions {
         for (WorkerApp worker : stack.services().workers()) {
             text.append(String.format("  %-22s %s%n", "worker " + worker.workerId(), endpoints(worker.metricsPort())));
         }
+        if (consoleUrl != null) {
+            text.append(String.format("  %-22s %s%n", "console", consoleUrl + "  (fleet, decisions, requests, dead letters)"));
+        }
         text.append(String.format("  %-22s %s%n", "client settings", clientConfig));
         text.append("\nTry (an example batch is in ").append(exampleBatch).append("):\n");
         text.append("  ./kvroute submit ").append(config).append(' ').append(exampleBatch).append('\n');
         text.append("  ./kvroute collect ").append(config).append(" --ids ").append(manifest).append(" --output results.jsonl\n");
         text.append("  ./kvroute decisions ").append(config).append(" --follow --from-beginning\n");
+        if (consoleUrl != null) {
+            text.append("  open ").append(consoleUrl).append("decisions  (a request id there links to its story)\n");
+        } else {
+            text.append("  ./kvroute console ").append(config).append("  (then open http://127.0.0.1:")
+                    .append(ConsoleSettings.DEFAULT_PORT).append("/)\n");
+        }
         return text.toString();
     }
 
