@@ -68,18 +68,51 @@ public final class UpCommand implements Callable<Integer> {
             stack.close();
             throw e;
         }
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            System.err.println("kvroute up: stopping (data kept in " + workDir.toAbsolutePath() + ")");
+        // Ctrl-C and kill stop the stack here, in order (router and workers while the broker is still up, then the
+        // registry and the broker), before the JVM's shutdown hooks run: the child processes' own hooks would otherwise
+        // kill the broker while the workers still announce themselves DOWN to it, each waiting a minute for metadata
+        CountDownLatch stop = new CountDownLatch(1);
+        boolean signalsHandled = handleStopSignals(stop);
+        Thread hook = new Thread(() -> {
+            stop.countDown();
+            awaitQuietly(stopped);
+        }, "kvroute-up-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+        System.out.print(UpInstructions.of(stack, workDir, clientConfig(), exampleBatch(), console == null ? null : console.url()));
+        System.out.flush();
+        stop.await();
+        System.err.println("kvroute up: stopping (data kept in " + workDir.toAbsolutePath() + ")");
+        try {
             if (console != null) {
                 console.close();
             }
             stack.close();
+        } finally {
             stopped.countDown();
-        }, "kvroute-up-stop"));
-        System.out.print(UpInstructions.of(stack, workDir, clientConfig(), exampleBatch(), console == null ? null : console.url()));
-        System.out.flush();
-        stopped.await();
+        }
+        if (signalsHandled) {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        }
         return 0;
+    }
+
+    /** SIGINT and SIGTERM count {@code stop} down instead of starting the JVM's shutdown; false where that cannot be arranged. */
+    private static boolean handleStopSignals(CountDownLatch stop) {
+        try {
+            sun.misc.Signal.handle(new sun.misc.Signal("INT"), signal -> stop.countDown());
+            sun.misc.Signal.handle(new sun.misc.Signal("TERM"), signal -> stop.countDown());
+            return true;
+        } catch (IllegalArgumentException | UnsupportedOperationException e) {
+            return false;
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Validates the options, starts the stack and writes the client settings and an example batch into the work directory. */
