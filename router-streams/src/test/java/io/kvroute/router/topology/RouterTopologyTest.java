@@ -451,9 +451,35 @@ class RouterTopologyTest {
         ResponseEvent rejected = responses.readValue();
         assertThat(rejected.getRequestId()).isEqualTo("req-k");
         assertThat(rejected.getTerminal().getStatus()).isEqualTo(ResponseStatus.REJECTED);
-        assertThat(rejected.getTerminal().getError()).startsWith("key_mismatch");
+        assertThat(rejected.getTerminal().getError()).startsWith("key_mismatch").contains("must equal the request id");
+        assertThat(rejected.getDuplicate()).as("marked so that no reader takes it as req-k's answer").isTrue();
+        assertThat(rejected.getAttempt()).isZero();
         assertThat(dispatchEast.readValue().getRequest().getRequestId()).as("the id stays free for a rightly keyed record")
                 .isEqualTo("req-k");
+        assertThat(responses.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldRejectARequestWithANullKeyWithoutRunningItOrClaimingItsId() {
+        report("east-1", "us-east", List.of(0));
+
+        // a null key lands on whatever partition the producer picks, away from the id's own claim
+        requests.pipeInput((String) null, Records.request("unkeyed", now()).build());
+
+        assertThat(dispatchEast.isEmpty()).as("never run").isTrue();
+        ResponseEvent rejected = responses.readValue();
+        assertThat(rejected.getRequestId()).isEqualTo("unkeyed");
+        assertThat(rejected.getDuplicate()).isTrue();
+        assertThat(rejected.getAttempt()).isZero();
+        assertThat(rejected.getTerminal().getStatus()).isEqualTo(ResponseStatus.REJECTED);
+        assertThat(rejected.getTerminal().getError()).startsWith("key_mismatch: record has no key")
+                .contains("must equal the request id");
+        assertThat(decisions.readValue().getOutcome()).isEqualTo(DecisionOutcome.REJECTED);
+        assertThat(metrics.registry().counter(RouterMetrics.REQUESTS_REJECTED, "reason", "key_mismatch").count()).isEqualTo(1.0);
+
+        requests.pipeInput("unkeyed", Records.request("unkeyed", now()).build());
+        assertThat(dispatchEast.readValue().getRequest().getRequestId()).as("the id stays free for a rightly keyed record")
+                .isEqualTo("unkeyed");
         assertThat(responses.isEmpty()).isTrue();
     }
 
