@@ -42,6 +42,8 @@ public final class RouterConfig {
     public static final String APPLICATION_ID = "router.application.id";
     public static final String POLICY = "router.policy";
     public static final String TELEMETRY_TTL_MS = "router.telemetry.ttl.ms";
+    /** Telemetry observed further ahead of the router's clock than this is refused. */
+    public static final String TELEMETRY_MAX_CLOCK_SKEW_MS = "router.telemetry.max.clock.skew.ms";
     public static final String REGIONS = "router.regions";
     public static final String MODELS = "router.models";
     public static final String MAX_PROMPT_TOKENS = "router.max.prompt.tokens";
@@ -90,6 +92,7 @@ public final class RouterConfig {
     public static final String DEFAULT_APPLICATION_ID = "kvroute-router";
     public static final String DEFAULT_POLICY = Policies.DEFAULT;
     public static final long DEFAULT_TELEMETRY_TTL_MS = RoutingSettings.DEFAULT_TELEMETRY_TTL_MS;
+    public static final long DEFAULT_TELEMETRY_MAX_CLOCK_SKEW_MS = 10_000;
     public static final String DEFAULT_MODELS = "llama-3.1-8b:131072";
     public static final int DEFAULT_MAX_PROMPT_TOKENS = 131_072;
     public static final long DEFAULT_COMMIT_INTERVAL_MS = 50;
@@ -140,6 +143,8 @@ public final class RouterConfig {
                     "Served models and their context windows; a request naming another model, or asking for more tokens than the window, is rejected.")
             .intRange(MAX_PROMPT_TOKENS, 1, Integer.MAX_VALUE, DEFAULT_MAX_PROMPT_TOKENS, "A request with a longer prompt is rejected.")
             .longRange(TELEMETRY_TTL_MS, 1, 3_600_000, DEFAULT_TELEMETRY_TTL_MS, "A worker whose newest telemetry is older than this gets no new work.")
+            .longRange(TELEMETRY_MAX_CLOCK_SKEW_MS, 0, 3_600_000, DEFAULT_TELEMETRY_MAX_CLOCK_SKEW_MS,
+                    "Telemetry observed further ahead of the router's clock than this is refused; a worker's silence is measured by when its telemetry arrived.")
             .longRange(COMMIT_INTERVAL_MS, 1, 60_000, DEFAULT_COMMIT_INTERVAL_MS,
                     "Kafka Streams commit interval; the router always runs exactly_once_v2, so its output becomes readable at this pace.")
             .intRange(METRICS_PORT, -1, 65_535, DEFAULT_METRICS_PORT, "Port of the Prometheus /metrics endpoint; -1 turns it off.")
@@ -210,6 +215,7 @@ public final class RouterConfig {
     private final long closeTimeoutMs;
     private final long dedupRetentionMs;
     private final long replacePatienceMs;
+    private final long telemetryMaxClockSkewMs;
     private final RoutingSettings routing;
     private final RegionCatalog regionCatalog;
     private final Residency residency;
@@ -241,6 +247,7 @@ public final class RouterConfig {
         dedupRetentionMs = DEFINITIONS.longValue(s, DEDUP_RETENTION_MS);
         long ttl = DEFINITIONS.longValue(s, TELEMETRY_TTL_MS);
         replacePatienceMs = DEFINITIONS.longValue(s, REPLACE_PATIENCE_MS);
+        telemetryMaxClockSkewMs = DEFINITIONS.longValue(s, TELEMETRY_MAX_CLOCK_SKEW_MS);
         if (replacePatienceMs <= ttl) {
             // a region is only silent once its telemetry is stale: re-placing sooner would move work from live workers
             throw new ConfigException(REPLACE_PATIENCE_MS, Long.toString(replacePatienceMs),
@@ -451,6 +458,7 @@ public final class RouterConfig {
     public String metricsHost() { return metricsHost; }
     public long parkedRetryMs() { return parkedRetryMs; }
     public long replacePatienceMs() { return replacePatienceMs; }
+    public long telemetryMaxClockSkewMs() { return telemetryMaxClockSkewMs; }
     public long parkedMaxMs() { return parkedMaxMs; }
     public long parkedMaxCount() { return parkedMaxCount; }
     public long closeTimeoutMs() { return closeTimeoutMs; }

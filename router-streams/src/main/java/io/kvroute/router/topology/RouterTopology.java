@@ -19,6 +19,7 @@ import io.kvroute.router.topology.internal.Replacement;
 import io.kvroute.router.topology.internal.RequestIntake;
 import io.kvroute.router.topology.internal.ResultTracker;
 import io.kvroute.router.topology.internal.RoutingProcessor;
+import io.kvroute.router.topology.internal.TelemetryLimits;
 import io.kvroute.router.topology.internal.TelemetryUpdater;
 import io.kvroute.router.topology.internal.TopologyNames;
 import io.kvroute.schemas.serde.Serdes;
@@ -145,7 +146,7 @@ public final class RouterTopology {
                 telemetryTopic,
                 TopologyNames.TELEMETRY_UPDATER,
                 () -> new TelemetryUpdater(telemetryTopic, telemetrySerde.deserializer(), metrics, fleet, deadLetters,
-                        config.regionCatalog(), router.state().cooldowns()));
+                        config.regionCatalog(), router.state().cooldowns(), TelemetryLimits.of(config)));
         topology.addGlobalStore(
                 Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(TopologyNames.KV_EVENTS_STORE),
                         org.apache.kafka.common.serialization.Serdes.String(),

@@ -374,6 +374,40 @@ class RouterTopologyTest {
     }
 
     @Test
+    void shouldRefuseTelemetryStampedFarAheadOfTheRouterClockSoASilentWorkerGoesStale() {
+        report("east-1", "us-east", List.of(0));
+        telemetry.pipeInput("east-1", Records.telemetry("east-1", "us-east", List.of(0), now() + 3_600_000).build());
+
+        assertThat(metrics.registry().counter(RouterMetrics.TELEMETRY_SKIPPED, "reason", "clock_skew").count()).isEqualTo(1.0);
+        assertThat(globalDeadLetters).singleElement().satisfies(dead ->
+                assertThat(header(dead, DeadLetterHeaders.ERROR_MESSAGE)).contains("ahead of the router's clock"));
+        advance(2_500);
+        requests.pipeInput("late", Records.request("late", now()).build());
+        assertThat(dispatchEast.isEmpty()).as("silent past the TTL since its last accepted record").isTrue();
+    }
+
+    @Test
+    void shouldMeasureAWorkersSilenceByReceiptTimeWhenItsClockRunsAhead() {
+        telemetry.pipeInput("east-1", Records.telemetry("east-1", "us-east", List.of(0), now() + 5_000).build());
+        requests.pipeInput("now", Records.request("now", now()).build());
+        assertThat(dispatchEast.readKeyValue().key).as("a few seconds of skew is accepted").isEqualTo("now");
+
+        advance(2_500);
+        requests.pipeInput("after-silence", Records.request("after-silence", now()).build());
+
+        assertThat(dispatchEast.isEmpty()).as("2.5 s silent by the router's clock: stale, whatever the stamp says").isTrue();
+    }
+
+    @Test
+    void shouldRefuseTelemetryStampedBeforeTheEpoch() {
+        telemetry.pipeInput("east-1", Records.telemetry("east-1", "us-east", List.of(0), Long.MIN_VALUE).build());
+        requests.pipeInput("r1", Records.request("r1", now()).build());
+
+        assertThat(dispatchEast.isEmpty()).as("an age of now - Long.MIN overflows to fresh").isTrue();
+        assertThat(metrics.registry().counter(RouterMetrics.TELEMETRY_SKIPPED, "reason", "implausible").count()).isEqualTo(1.0);
+    }
+
+    @Test
     void shouldExpireAParkedRequestWhoseDeadlinePasses() {
         requests.pipeInput("hurry", Records.request("hurry", now()).setDeadlineMs(T0 + 300).build());
         advance(100);

@@ -1,5 +1,6 @@
 package io.kvroute.router.topology.internal;
 
+import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.errors.GlobalDeadLetters;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.routing.Cooldowns;
@@ -26,6 +27,12 @@ import org.slf4j.LoggerFactory;
  * A tombstone removes the worker. Each stored record also updates the router's {@link FleetView}
  * (decoded once here, not per request).
  *
+ * <p>Times are the router's: a record observed more than {@link TelemetryLimits#maxClockSkewMs}
+ * ahead of the router's clock is refused, and one observed ahead by less counts as observed when it
+ * arrived, so a worker that stops reporting goes stale one TTL after its last record arrived,
+ * whatever that record's stamp. (The store keeps the record's own bytes; a routing task seeding its
+ * view from the store may see a stamp up to the skew bound ahead, once.)
+ *
  * <p>A worker reporting {@code rateLimitedUntilMs} in the future gets no work until then (the
  * candidate filter reads it from its snapshot). If its region is one rate-limited pool
  * ({@link RegionCatalog#sharedRateLimit}, e.g. an external provider), the whole region is cooled
@@ -41,15 +48,18 @@ public final class TelemetryUpdater implements Processor<String, byte[], Void, V
     private final GlobalDeadLetters deadLetters;
     private final RegionCatalog regions;
     private final Cooldowns cooldowns;
+    private final TelemetryLimits limits;
     private ProcessorContext<Void, Void> context;
     private KeyValueStore<String, byte[]> store;
 
     public TelemetryUpdater(String topic, Deserializer<WorkerTelemetry> deserializer, RouterMetrics metrics) {
-        this(topic, deserializer, metrics, new FleetView(), GlobalDeadLetters.none(), RegionCatalog.empty(), new Cooldowns());
+        this(topic, deserializer, metrics, new FleetView(), GlobalDeadLetters.none(), RegionCatalog.empty(), new Cooldowns(),
+                TelemetryLimits.defaults());
     }
 
     public TelemetryUpdater(String topic, Deserializer<WorkerTelemetry> deserializer, RouterMetrics metrics, FleetView fleet,
-                            GlobalDeadLetters deadLetters, RegionCatalog regions, Cooldowns cooldowns) {
+                            GlobalDeadLetters deadLetters, RegionCatalog regions, Cooldowns cooldowns, TelemetryLimits limits) {
+        this.limits = limits;
         this.regions = regions;
         this.cooldowns = cooldowns;
         this.topic = topic;
@@ -92,10 +102,20 @@ public final class TelemetryUpdater implements Processor<String, byte[], Void, V
             refuse(record, "implausible", new IllegalArgumentException("implausible telemetry: " + problem));
             return;
         }
+        long receivedAtMs = context.currentSystemTimeMs();
+        long aheadMs = telemetry.getObservedAtMs() - receivedAtMs;
+        if (aheadMs > limits.maxClockSkewMs()) {
+            refuse(record, "clock_skew", new IllegalArgumentException("observedAtMs " + telemetry.getObservedAtMs() + " is " + aheadMs
+                    + " ms ahead of the router's clock, more than " + RouterConfig.TELEMETRY_MAX_CLOCK_SKEW_MS + " ("
+                    + limits.maxClockSkewMs() + "): the worker's clock is wrong or the record is forged"));
+            return;
+        }
+        // silence is measured from when a record arrived: no stamp can keep a worker that stopped reporting fresh
+        telemetry.setObservedAtMs(Math.min(telemetry.getObservedAtMs(), receivedAtMs));
         store.put(record.key(), record.value());
         fleet.put(Conversions.toSnapshot(telemetry));
         Long limitedUntil = telemetry.getRateLimitedUntilMs();
-        if (limitedUntil != null && limitedUntil > context.currentSystemTimeMs() && regions.sharedRateLimit(telemetry.getRegion())
+        if (limitedUntil != null && limitedUntil > receivedAtMs && regions.sharedRateLimit(telemetry.getRegion())
                 && limitedUntil > cooldowns.regionCoolingUntil(telemetry.getRegion())) {
             cooldowns.coolRegion(telemetry.getRegion(), limitedUntil);
             metrics.regionCooled(telemetry.getRegion());
@@ -117,6 +137,9 @@ public final class TelemetryUpdater implements Processor<String, byte[], Void, V
     static String implausibility(WorkerTelemetry t, String key) {
         if (!key.equals(t.getWorkerId())) {
             return "workerId '" + t.getWorkerId() + "' differs from the record key";
+        }
+        if (t.getObservedAtMs() <= 0) {
+            return "observedAtMs " + t.getObservedAtMs() + " is not a time after the epoch";
         }
         if (t.getRegion() == null || t.getRegion().isBlank()) {
             return "no region";
