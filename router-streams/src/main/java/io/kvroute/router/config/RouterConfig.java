@@ -44,6 +44,10 @@ public final class RouterConfig {
     public static final String TELEMETRY_TTL_MS = "router.telemetry.ttl.ms";
     /** Telemetry observed further ahead of the router's clock than this is refused. */
     public static final String TELEMETRY_MAX_CLOCK_SKEW_MS = "router.telemetry.max.clock.skew.ms";
+    /** The furthest ahead a telemetry record's rateLimitedUntilMs counts. */
+    public static final String TELEMETRY_MAX_RATE_LIMIT_MS = "router.telemetry.max.rate.limit.ms";
+    /** Telemetry owning a partition at or past this is refused: no dispatch topic has it. */
+    public static final String DISPATCH_MAX_PARTITIONS = "router.dispatch.max.partitions";
     public static final String REGIONS = "router.regions";
     public static final String MODELS = "router.models";
     public static final String MAX_PROMPT_TOKENS = "router.max.prompt.tokens";
@@ -93,6 +97,8 @@ public final class RouterConfig {
     public static final String DEFAULT_POLICY = Policies.DEFAULT;
     public static final long DEFAULT_TELEMETRY_TTL_MS = RoutingSettings.DEFAULT_TELEMETRY_TTL_MS;
     public static final long DEFAULT_TELEMETRY_MAX_CLOCK_SKEW_MS = 10_000;
+    public static final long DEFAULT_TELEMETRY_MAX_RATE_LIMIT_MS = 600_000;
+    public static final int DEFAULT_DISPATCH_MAX_PARTITIONS = 10_000;
     public static final String DEFAULT_MODELS = "llama-3.1-8b:131072";
     public static final int DEFAULT_MAX_PROMPT_TOKENS = 131_072;
     public static final long DEFAULT_COMMIT_INTERVAL_MS = 50;
@@ -145,6 +151,10 @@ public final class RouterConfig {
             .longRange(TELEMETRY_TTL_MS, 1, 3_600_000, DEFAULT_TELEMETRY_TTL_MS, "A worker whose newest telemetry is older than this gets no new work.")
             .longRange(TELEMETRY_MAX_CLOCK_SKEW_MS, 0, 3_600_000, DEFAULT_TELEMETRY_MAX_CLOCK_SKEW_MS,
                     "Telemetry observed further ahead of the router's clock than this is refused; a worker's silence is measured by when its telemetry arrived.")
+            .longRange(TELEMETRY_MAX_RATE_LIMIT_MS, 1_000, 86_400_000, DEFAULT_TELEMETRY_MAX_RATE_LIMIT_MS,
+                    "A worker's reported rate limit (rateLimitedUntilMs) counts at most this far past the record's arrival; a worker still limited says so again.")
+            .intRange(DISPATCH_MAX_PARTITIONS, 1, 1_000_000, DEFAULT_DISPATCH_MAX_PARTITIONS,
+                    "Telemetry claiming a dispatch partition at or past this is refused; set it to the largest dispatch topic's partition count.")
             .longRange(COMMIT_INTERVAL_MS, 1, 60_000, DEFAULT_COMMIT_INTERVAL_MS,
                     "Kafka Streams commit interval; the router always runs exactly_once_v2, so its output becomes readable at this pace.")
             .intRange(METRICS_PORT, -1, 65_535, DEFAULT_METRICS_PORT, "Port of the Prometheus /metrics endpoint; -1 turns it off.")
@@ -216,6 +226,8 @@ public final class RouterConfig {
     private final long dedupRetentionMs;
     private final long replacePatienceMs;
     private final long telemetryMaxClockSkewMs;
+    private final long telemetryMaxRateLimitMs;
+    private final int dispatchMaxPartitions;
     private final RoutingSettings routing;
     private final RegionCatalog regionCatalog;
     private final Residency residency;
@@ -248,6 +260,8 @@ public final class RouterConfig {
         long ttl = DEFINITIONS.longValue(s, TELEMETRY_TTL_MS);
         replacePatienceMs = DEFINITIONS.longValue(s, REPLACE_PATIENCE_MS);
         telemetryMaxClockSkewMs = DEFINITIONS.longValue(s, TELEMETRY_MAX_CLOCK_SKEW_MS);
+        telemetryMaxRateLimitMs = DEFINITIONS.longValue(s, TELEMETRY_MAX_RATE_LIMIT_MS);
+        dispatchMaxPartitions = DEFINITIONS.intValue(s, DISPATCH_MAX_PARTITIONS);
         if (replacePatienceMs <= ttl) {
             // a region is only silent once its telemetry is stale: re-placing sooner would move work from live workers
             throw new ConfigException(REPLACE_PATIENCE_MS, Long.toString(replacePatienceMs),
@@ -459,6 +473,8 @@ public final class RouterConfig {
     public long parkedRetryMs() { return parkedRetryMs; }
     public long replacePatienceMs() { return replacePatienceMs; }
     public long telemetryMaxClockSkewMs() { return telemetryMaxClockSkewMs; }
+    public long telemetryMaxRateLimitMs() { return telemetryMaxRateLimitMs; }
+    public int dispatchMaxPartitions() { return dispatchMaxPartitions; }
     public long parkedMaxMs() { return parkedMaxMs; }
     public long parkedMaxCount() { return parkedMaxCount; }
     public long closeTimeoutMs() { return closeTimeoutMs; }

@@ -643,7 +643,28 @@ class RouterTopologyTest {
                         (Consumer<WorkerTelemetry.Builder>) b -> b.setKvBlocksUsed(28_001), "exceed total"),
                 Arguments.of("negative queued prefill attention", "implausible", "east-1",
                         (Consumer<WorkerTelemetry.Builder>) b -> b.setQueuedPrefillAttention(-1), "negative request or token counts"),
-                Arguments.of("no worker id key", "no_key", null, (Consumer<WorkerTelemetry.Builder>) b -> { }, "without a worker id"));
+                Arguments.of("no worker id key", "no_key", null, (Consumer<WorkerTelemetry.Builder>) b -> { }, "without a worker id"),
+                Arguments.of("a key naming another worker", "implausible", "east-9",
+                        (Consumer<WorkerTelemetry.Builder>) b -> { }, "differs from the record key"),
+                Arguments.of("NaN KV usage", "implausible", "east-1",
+                        (Consumer<WorkerTelemetry.Builder>) b -> b.setKvUsage(Double.NaN), "outside [0, 1]"),
+                Arguments.of("NaN prefix hit rate", "implausible", "east-1",
+                        (Consumer<WorkerTelemetry.Builder>) b -> b.setPrefixCacheHitRate(Double.NaN), "prefixCacheHitRate NaN"),
+                Arguments.of("negative prefix hit rate", "implausible", "east-1",
+                        (Consumer<WorkerTelemetry.Builder>) b -> b.setPrefixCacheHitRate(-0.5), "prefixCacheHitRate -0.5"),
+                Arguments.of("infinite prefix hit rate", "implausible", "east-1",
+                        (Consumer<WorkerTelemetry.Builder>) b -> b.setPrefixCacheHitRate(Double.POSITIVE_INFINITY), "prefixCacheHitRate"),
+                Arguments.of("1e308 tokens per second", "implausible", "east-1",
+                        (Consumer<WorkerTelemetry.Builder>) b -> b.setTokensPerSecond(1e308), "tokensPerSecond 1.0E308"),
+                Arguments.of("Long.MAX queued prefill tokens", "implausible", "east-1",
+                        (Consumer<WorkerTelemetry.Builder>) b -> b.setQueuedPrefillTokens(Long.MAX_VALUE), "queuedPrefillTokens"),
+                Arguments.of("Integer.MAX waiting requests", "implausible", "east-1",
+                        (Consumer<WorkerTelemetry.Builder>) b -> b.setWaitingRequests(Integer.MAX_VALUE), "waitingRequests"),
+                Arguments.of("NaN recent TTFT", "implausible", "east-1",
+                        (Consumer<WorkerTelemetry.Builder>) b -> b.setRecentTtftMs(Double.NaN), "recentTtftMs"),
+                Arguments.of("a partition the dispatch topic cannot have", "implausible", "east-1",
+                        (Consumer<WorkerTelemetry.Builder>) b -> b.setOwnedPartitions(List.of(0, 4_000_000)),
+                        "partition 4000000 at or past router.dispatch.max.partitions"));
     }
 
     @ParameterizedTest(name = "{0}")
