@@ -3,6 +3,7 @@ package io.kvroute.router.config;
 import io.kvroute.platform.config.ConfigException;
 import io.kvroute.platform.config.SettingDefs;
 import io.kvroute.platform.config.Settings;
+import io.kvroute.router.admission.RequestValidator;
 import io.kvroute.router.errors.DeadLetteringProcessingHandler;
 import io.kvroute.router.errors.DeadLetteringProductionHandler;
 import io.kvroute.router.errors.DeadLetters;
@@ -51,6 +52,9 @@ public final class RouterConfig {
     public static final String REGIONS = "router.regions";
     public static final String MODELS = "router.models";
     public static final String MAX_PROMPT_TOKENS = "router.max.prompt.tokens";
+    public static final String MAX_MESSAGES = "router.max.messages";
+    public static final String MAX_STOP_STRINGS = "router.max.stop.strings";
+    public static final String MAX_PREFIX_HASHES = "router.max.prefix.hashes";
     public static final String COMMIT_INTERVAL_MS = "router.commit.interval.ms";
     public static final String STATE_DIR = "router.state.dir";
     public static final String METRICS_PORT = "router.metrics.port";
@@ -101,6 +105,10 @@ public final class RouterConfig {
     public static final int DEFAULT_DISPATCH_MAX_PARTITIONS = 10_000;
     public static final String DEFAULT_MODELS = "llama-3.1-8b:131072";
     public static final int DEFAULT_MAX_PROMPT_TOKENS = 131_072;
+    public static final int DEFAULT_MAX_MESSAGES = 10_000;
+    public static final int DEFAULT_MAX_STOP_STRINGS = 64;
+    /** 16,384 blocks of 16 tokens: twice the default prompt limit. */
+    public static final int DEFAULT_MAX_PREFIX_HASHES = 16_384;
     public static final long DEFAULT_COMMIT_INTERVAL_MS = 50;
     public static final int DEFAULT_METRICS_PORT = -1;
     public static final String DEFAULT_METRICS_HOST = "127.0.0.1";
@@ -148,6 +156,10 @@ public final class RouterConfig {
             .list(MODELS, DEFAULT_MODELS, "name:maxContextTokens,...",
                     "Served models and their context windows; a request naming another model, or asking for more tokens than the window, is rejected.")
             .intRange(MAX_PROMPT_TOKENS, 1, Integer.MAX_VALUE, DEFAULT_MAX_PROMPT_TOKENS, "A request with a longer prompt is rejected.")
+            .intRange(MAX_MESSAGES, 1, 10_000_000, DEFAULT_MAX_MESSAGES, "A request with more chat messages is rejected.")
+            .intRange(MAX_STOP_STRINGS, 0, 100_000, DEFAULT_MAX_STOP_STRINGS, "A request with more stop strings is rejected.")
+            .intRange(MAX_PREFIX_HASHES, 0, 10_000_000, DEFAULT_MAX_PREFIX_HASHES,
+                    "A request with more prefix block hashes is rejected.")
             .longRange(TELEMETRY_TTL_MS, 1, 3_600_000, DEFAULT_TELEMETRY_TTL_MS, "A worker whose newest telemetry is older than this gets no new work.")
             .longRange(TELEMETRY_MAX_CLOCK_SKEW_MS, 0, 3_600_000, DEFAULT_TELEMETRY_MAX_CLOCK_SKEW_MS,
                     "Telemetry observed further ahead of the router's clock than this is refused; a worker's silence is measured by when its telemetry arrived.")
@@ -215,6 +227,7 @@ public final class RouterConfig {
     private final List<String> regions;
     private final Map<String, Integer> modelContextTokens;
     private final int maxPromptTokens;
+    private final RequestValidator.Bounds requestBounds;
     private final long commitIntervalMs;
     private final Path stateDir;
     private final int metricsPort;
@@ -248,6 +261,8 @@ public final class RouterConfig {
         regions = regions(s);
         modelContextTokens = models(s);
         maxPromptTokens = DEFINITIONS.intValue(s, MAX_PROMPT_TOKENS);
+        requestBounds = new RequestValidator.Bounds(DEFINITIONS.intValue(s, MAX_MESSAGES), DEFINITIONS.intValue(s, MAX_STOP_STRINGS),
+                DEFINITIONS.intValue(s, MAX_PREFIX_HASHES));
         commitIntervalMs = DEFINITIONS.longValue(s, COMMIT_INTERVAL_MS);
         stateDir = Path.of(s.string(STATE_DIR, Path.of(System.getProperty("java.io.tmpdir"), "kvroute-router-" + applicationId).toString()));
         metricsPort = DEFINITIONS.intValue(s, METRICS_PORT);
@@ -466,6 +481,8 @@ public final class RouterConfig {
     /** Model name to its context size in tokens; also the limit on maxTokens. */
     public Map<String, Integer> modelContextTokens() { return modelContextTokens; }
     public int maxPromptTokens() { return maxPromptTokens; }
+    /** How many messages, stop strings and prefix block hashes a request may carry. */
+    public RequestValidator.Bounds requestBounds() { return requestBounds; }
     public long commitIntervalMs() { return commitIntervalMs; }
     public Path stateDir() { return stateDir; }
     public int metricsPort() { return metricsPort; }

@@ -129,7 +129,8 @@ public final class RouterTopology {
         String kvEventsTopic = topics.kvEvents().name();
         String requestsTopic = topics.requests().name();
         String telemetryTopic = topics.workerTelemetry().name();
-        RequestValidator validator = new RequestValidator(config.modelContextTokens(), config.maxPromptTokens(), config.regions());
+        RequestValidator validator = new RequestValidator(config.modelContextTokens(), config.maxPromptTokens(), config.regions(),
+                config.requestBounds());
 
         Router router = Router.create(config.policy(), config.routing(), config.regionCatalog(), TieBreak.forInstance(routerInstance));
         metrics.watchEngineSpeeds(router.state().engineSpeeds());

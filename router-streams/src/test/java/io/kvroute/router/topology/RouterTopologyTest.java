@@ -11,12 +11,14 @@ import io.kvroute.schemas.serde.Serdes;
 import io.kvroute.schemas.topics.DeadLetterHeaders;
 import io.kvroute.schemas.topics.RunAttempt;
 import io.kvroute.schemas.v1.CancelRequest;
+import io.kvroute.schemas.v1.ChatMessage;
 import io.kvroute.schemas.v1.DecisionOutcome;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.InferenceRequest;
 import io.kvroute.schemas.v1.ResponseEvent;
 import io.kvroute.schemas.v1.ResponseStatus;
 import io.kvroute.schemas.v1.RoutingDecision;
+import io.kvroute.schemas.v1.SamplingParams;
 import io.kvroute.schemas.v1.WorkerTelemetry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
@@ -219,7 +221,14 @@ class RouterTopologyTest {
                         .setPrompt("x".repeat(4 * 6001))),
                 Arguments.of("unknown_model", (Consumer<InferenceRequest.Builder>) b -> b.setModel("gpt-9")),
                 Arguments.of("deadline_passed", (Consumer<InferenceRequest.Builder>) b -> b.setDeadlineMs(T0 - 1)),
-                Arguments.of("unknown_region", (Consumer<InferenceRequest.Builder>) b -> b.setAllowedRegions(List.of("mars-1"))));
+                Arguments.of("unknown_region", (Consumer<InferenceRequest.Builder>) b -> b.setAllowedRegions(List.of("mars-1"))),
+                Arguments.of("too_many_messages", (Consumer<InferenceRequest.Builder>) b -> b.setMessages(
+                        java.util.Collections.nCopies(RouterConfig.DEFAULT_MAX_MESSAGES + 1, new ChatMessage("user", "")))),
+                Arguments.of("too_many_stop_strings", (Consumer<InferenceRequest.Builder>) b -> b.setSampling(
+                        SamplingParams.newBuilder().setStop(java.util.Collections.nCopies(RouterConfig.DEFAULT_MAX_STOP_STRINGS + 1, "\n"))
+                                .build())),
+                Arguments.of("too_many_prefix_hashes", (Consumer<InferenceRequest.Builder>) b -> b.setPrefixBlockHashes(
+                        java.util.stream.LongStream.range(0, RouterConfig.DEFAULT_MAX_PREFIX_HASHES + 1).boxed().toList())));
     }
 
     @ParameterizedTest(name = "{0}")
