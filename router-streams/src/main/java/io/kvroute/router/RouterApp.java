@@ -30,6 +30,7 @@ import io.kvroute.platform.kafka.TopicCreator;
 import io.kvroute.schemas.topics.TopicSpec;
 import io.kvroute.schemas.v1.InferenceRequest;
 import io.kvroute.schemas.v1.RoutingDecision;
+import io.kvroute.schemas.registry.SchemaRegistryException;
 import io.micrometer.core.instrument.FunctionCounter;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -129,6 +130,12 @@ public final class RouterApp implements AutoCloseable {
             }
         });
         streams.setUncaughtExceptionHandler(e -> {
+            if (SchemaRegistryException.isConfigurationError(e)) {
+                // a new thread would meet the same refusal: stop, and say why, instead of retrying for ever
+                LOG.error("router stopping: the schema registry refuses it ({}): {}", RouterConfig.SCHEMA_REGISTRY_URL,
+                        rootMessage(e));
+                return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+            }
             LOG.error("router stream thread failed; replacing it", e);
             return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
         });
@@ -329,5 +336,14 @@ public final class RouterApp implements AutoCloseable {
                 System.exit(1);
             }
         }
+    }
+
+    private static String rootMessage(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SchemaRegistryException) {
+                return t.getMessage();
+            }
+        }
+        return String.valueOf(e.getMessage());
     }
 }

@@ -17,8 +17,8 @@ import java.util.function.Predicate;
  * topic follows the same <b>response rule</b>:
  * <ol>
  *   <li>An event with {@code duplicate = true} is not part of the request at all: it is the
- *       router's REJECTED answer to a later submission that reused an already accepted request id
- *       (attempt 0, sequence 0). It never ends the request, never starts or outranks an attempt,
+ *       router's REJECTED answer to a later submission that reused an already accepted request id,
+ *       or to a record whose key was not its request id (attempt 0, sequence 0). It never ends the request, never starts or outranks an attempt,
  *       and is dropped before the steps below, whenever it arrives (before, during or after the
  *       request's own events). It is reported apart ({@link ResponseListener#onDuplicateRejected}).</li>
  *   <li>Events are grouped by request id (the record key).</li>

@@ -2,6 +2,7 @@ package io.kvroute.ingress.client;
 
 import static io.kvroute.ingress.client.ResponseEvents.chunk;
 import static io.kvroute.ingress.client.ResponseEvents.duplicateRejection;
+import static io.kvroute.ingress.client.ResponseEvents.misKeyedRejection;
 import static io.kvroute.ingress.client.ResponseEvents.terminal;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -302,6 +303,22 @@ class ResponseAssemblerTest {
 
         assertThat(completions).extracting(Completion::status).containsExactly(ResponseStatus.CANCELLED);
         assertThat(duplicates).hasSize(1);
+    }
+
+    @Test
+    void shouldNotEndTheNamedRequestOnTheRejectionOfAMisKeyedRecordNamingIt() {
+        assembler.accept(misKeyedRejection("victim"), 0);
+        assertThat(completions).isEmpty();
+        assertThat(assembler.isFinished("victim")).isFalse();
+
+        assembler.accept(chunk("victim", 1, 0, "ok"), 0);
+        assembler.accept(terminal("victim", 1, 1, ResponseStatus.COMPLETED), 0);
+
+        assertThat(completions).singleElement().satisfies(c -> {
+            assertThat(c.status()).isEqualTo(ResponseStatus.COMPLETED);
+            assertThat(c.text()).isEqualTo("ok");
+        });
+        assertThat(duplicates).singleElement().satisfies(d -> assertThat(d.reason()).startsWith("key_mismatch"));
     }
 
     @Test

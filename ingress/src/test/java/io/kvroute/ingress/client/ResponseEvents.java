@@ -29,6 +29,18 @@ final class ResponseEvents {
                 .setSequence(sequence).setTerminal(result).setProducedAtMs(2_000_000L).build();
     }
 
+    /** The router's REJECTED answer to a record naming {@code id} under another key (or none), as the router writes it. */
+    static ResponseEvent misKeyedRejection(String id) {
+        TerminalResult result = TerminalResult.newBuilder()
+                .setStatus(ResponseStatus.REJECTED)
+                .setFinishReason("rejected")
+                .setUsage(new Usage(0, 0, 0))
+                .setError("key_mismatch: record key 'k' is not the request id '" + id + "': the key must equal the request id")
+                .build();
+        return ResponseEvent.newBuilder().setRequestId(id).setAttempt(0).setSequence(0)
+                .setTerminal(result).setDuplicate(true).setProducedAtMs(3_000_000L).build();
+    }
+
     /** The router's REJECTED answer to a later submission reusing {@code id}. */
     static ResponseEvent duplicateRejection(String id) {
         TerminalResult result = TerminalResult.newBuilder()

@@ -15,6 +15,10 @@ public record Rejection(String kind, String message) {
     public static final String UNKNOWN_REGION = "unknown_region";
     public static final String NO_CAPACITY = "no_capacity";
     public static final String DUPLICATE_REQUEST_ID = "duplicate_request_id";
+    /** More chat messages, stop strings or prefix block hashes than the router's bounds allow. */
+    public static final String TOO_MANY_MESSAGES = "too_many_messages";
+    public static final String TOO_MANY_STOP_STRINGS = "too_many_stop_strings";
+    public static final String TOO_MANY_PREFIX_HASHES = "too_many_prefix_hashes";
     /** The record's key is not its request id: its id's claim and its result would land in other partitions. */
     public static final String KEY_MISMATCH = "key_mismatch";
     /** The request and its tenant allow no region in common. */

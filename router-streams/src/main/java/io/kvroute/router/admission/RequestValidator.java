@@ -9,7 +9,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Checks a decoded request before routing: it must have an id, a prompt or non-empty messages,
+ * Checks a decoded request before routing: it must have an id, no more messages, stop strings and
+ * prefix block hashes than the {@link Bounds}, a prompt or non-empty messages,
  * a configured model, maxTokens within the model's context, a prompt within the size limit, a
  * deadline not yet passed and, if it restricts regions, at least one known region.
  */
@@ -17,16 +18,44 @@ public final class RequestValidator {
     private final Map<String, Integer> modelContextTokens;
     private final int maxPromptTokens;
     private final Set<String> knownRegions;
+    private final Bounds bounds;
+
+    /**
+     * How many items of each list a request may carry. The list sizes are not tied to the prompt's
+     * token count (500,000 empty messages are a prompt of no tokens), so each has its own bound.
+     */
+    public record Bounds(int maxMessages, int maxStopStrings, int maxPrefixHashes) {
+        public static final Bounds NONE = new Bounds(Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE);
+    }
 
     public RequestValidator(Map<String, Integer> modelContextTokens, int maxPromptTokens, Collection<String> knownRegions) {
+        this(modelContextTokens, maxPromptTokens, knownRegions, Bounds.NONE);
+    }
+
+    public RequestValidator(Map<String, Integer> modelContextTokens, int maxPromptTokens, Collection<String> knownRegions,
+                            Bounds bounds) {
         this.modelContextTokens = Map.copyOf(modelContextTokens);
         this.maxPromptTokens = maxPromptTokens;
         this.knownRegions = Set.copyOf(knownRegions);
+        this.bounds = bounds;
     }
 
     public Optional<Rejection> validate(InferenceRequest request, long nowMs) {
         if (request.getRequestId() == null || request.getRequestId().isBlank()) {
             return reject(Rejection.EMPTY_REQUEST_ID, "requestId is empty");
+        }
+        int messages = request.getMessages() == null ? 0 : request.getMessages().size();
+        if (messages > bounds.maxMessages()) {
+            return reject(Rejection.TOO_MANY_MESSAGES, messages + " messages, more than the limit of " + bounds.maxMessages());
+        }
+        int stops = request.getSampling() == null || request.getSampling().getStop() == null ? 0 : request.getSampling().getStop().size();
+        if (stops > bounds.maxStopStrings()) {
+            return reject(Rejection.TOO_MANY_STOP_STRINGS, stops + " stop strings, more than the limit of " + bounds.maxStopStrings());
+        }
+        int hashes = request.getPrefixBlockHashes() == null ? 0 : request.getPrefixBlockHashes().size();
+        if (hashes > bounds.maxPrefixHashes()) {
+            return reject(Rejection.TOO_MANY_PREFIX_HASHES, hashes + " prefix block hashes, more than the limit of "
+                    + bounds.maxPrefixHashes());
         }
         Integer context = modelContextTokens.get(request.getModel());
         if (context == null) {

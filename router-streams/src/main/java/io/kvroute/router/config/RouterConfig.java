@@ -3,6 +3,7 @@ package io.kvroute.router.config;
 import io.kvroute.platform.config.ConfigException;
 import io.kvroute.platform.config.SettingDefs;
 import io.kvroute.platform.config.Settings;
+import io.kvroute.router.admission.RequestValidator;
 import io.kvroute.router.errors.DeadLetteringProcessingHandler;
 import io.kvroute.router.errors.DeadLetteringProductionHandler;
 import io.kvroute.router.errors.DeadLetters;
@@ -42,9 +43,18 @@ public final class RouterConfig {
     public static final String APPLICATION_ID = "router.application.id";
     public static final String POLICY = "router.policy";
     public static final String TELEMETRY_TTL_MS = "router.telemetry.ttl.ms";
+    /** Telemetry observed further ahead of the router's clock than this is refused. */
+    public static final String TELEMETRY_MAX_CLOCK_SKEW_MS = "router.telemetry.max.clock.skew.ms";
+    /** The furthest ahead a telemetry record's rateLimitedUntilMs counts. */
+    public static final String TELEMETRY_MAX_RATE_LIMIT_MS = "router.telemetry.max.rate.limit.ms";
+    /** Telemetry owning a partition at or past this is refused: no dispatch topic has it. */
+    public static final String DISPATCH_MAX_PARTITIONS = "router.dispatch.max.partitions";
     public static final String REGIONS = "router.regions";
     public static final String MODELS = "router.models";
     public static final String MAX_PROMPT_TOKENS = "router.max.prompt.tokens";
+    public static final String MAX_MESSAGES = "router.max.messages";
+    public static final String MAX_STOP_STRINGS = "router.max.stop.strings";
+    public static final String MAX_PREFIX_HASHES = "router.max.prefix.hashes";
     public static final String COMMIT_INTERVAL_MS = "router.commit.interval.ms";
     public static final String STATE_DIR = "router.state.dir";
     public static final String METRICS_PORT = "router.metrics.port";
@@ -90,8 +100,15 @@ public final class RouterConfig {
     public static final String DEFAULT_APPLICATION_ID = "kvroute-router";
     public static final String DEFAULT_POLICY = Policies.DEFAULT;
     public static final long DEFAULT_TELEMETRY_TTL_MS = RoutingSettings.DEFAULT_TELEMETRY_TTL_MS;
+    public static final long DEFAULT_TELEMETRY_MAX_CLOCK_SKEW_MS = 10_000;
+    public static final long DEFAULT_TELEMETRY_MAX_RATE_LIMIT_MS = 600_000;
+    public static final int DEFAULT_DISPATCH_MAX_PARTITIONS = 10_000;
     public static final String DEFAULT_MODELS = "llama-3.1-8b:131072";
     public static final int DEFAULT_MAX_PROMPT_TOKENS = 131_072;
+    public static final int DEFAULT_MAX_MESSAGES = 10_000;
+    public static final int DEFAULT_MAX_STOP_STRINGS = 64;
+    /** 16,384 blocks of 16 tokens: twice the default prompt limit. */
+    public static final int DEFAULT_MAX_PREFIX_HASHES = 16_384;
     public static final long DEFAULT_COMMIT_INTERVAL_MS = 50;
     public static final int DEFAULT_METRICS_PORT = -1;
     public static final String DEFAULT_METRICS_HOST = "127.0.0.1";
@@ -139,7 +156,17 @@ public final class RouterConfig {
             .list(MODELS, DEFAULT_MODELS, "name:maxContextTokens,...",
                     "Served models and their context windows; a request naming another model, or asking for more tokens than the window, is rejected.")
             .intRange(MAX_PROMPT_TOKENS, 1, Integer.MAX_VALUE, DEFAULT_MAX_PROMPT_TOKENS, "A request with a longer prompt is rejected.")
+            .intRange(MAX_MESSAGES, 1, 10_000_000, DEFAULT_MAX_MESSAGES, "A request with more chat messages is rejected.")
+            .intRange(MAX_STOP_STRINGS, 0, 100_000, DEFAULT_MAX_STOP_STRINGS, "A request with more stop strings is rejected.")
+            .intRange(MAX_PREFIX_HASHES, 0, 10_000_000, DEFAULT_MAX_PREFIX_HASHES,
+                    "A request with more prefix block hashes is rejected.")
             .longRange(TELEMETRY_TTL_MS, 1, 3_600_000, DEFAULT_TELEMETRY_TTL_MS, "A worker whose newest telemetry is older than this gets no new work.")
+            .longRange(TELEMETRY_MAX_CLOCK_SKEW_MS, 0, 3_600_000, DEFAULT_TELEMETRY_MAX_CLOCK_SKEW_MS,
+                    "Telemetry observed further ahead of the router's clock than this is refused; a worker's silence is measured by when its telemetry arrived.")
+            .longRange(TELEMETRY_MAX_RATE_LIMIT_MS, 1_000, 86_400_000, DEFAULT_TELEMETRY_MAX_RATE_LIMIT_MS,
+                    "A worker's reported rate limit (rateLimitedUntilMs) counts at most this far past the record's arrival; a worker still limited says so again.")
+            .intRange(DISPATCH_MAX_PARTITIONS, 1, 1_000_000, DEFAULT_DISPATCH_MAX_PARTITIONS,
+                    "Telemetry claiming a dispatch partition at or past this is refused; set it to the largest dispatch topic's partition count.")
             .longRange(COMMIT_INTERVAL_MS, 1, 60_000, DEFAULT_COMMIT_INTERVAL_MS,
                     "Kafka Streams commit interval; the router always runs exactly_once_v2, so its output becomes readable at this pace.")
             .intRange(METRICS_PORT, -1, 65_535, DEFAULT_METRICS_PORT, "Port of the Prometheus /metrics endpoint; -1 turns it off.")
@@ -200,6 +227,7 @@ public final class RouterConfig {
     private final List<String> regions;
     private final Map<String, Integer> modelContextTokens;
     private final int maxPromptTokens;
+    private final RequestValidator.Bounds requestBounds;
     private final long commitIntervalMs;
     private final Path stateDir;
     private final int metricsPort;
@@ -210,6 +238,9 @@ public final class RouterConfig {
     private final long closeTimeoutMs;
     private final long dedupRetentionMs;
     private final long replacePatienceMs;
+    private final long telemetryMaxClockSkewMs;
+    private final long telemetryMaxRateLimitMs;
+    private final int dispatchMaxPartitions;
     private final RoutingSettings routing;
     private final RegionCatalog regionCatalog;
     private final Residency residency;
@@ -230,6 +261,8 @@ public final class RouterConfig {
         regions = regions(s);
         modelContextTokens = models(s);
         maxPromptTokens = DEFINITIONS.intValue(s, MAX_PROMPT_TOKENS);
+        requestBounds = new RequestValidator.Bounds(DEFINITIONS.intValue(s, MAX_MESSAGES), DEFINITIONS.intValue(s, MAX_STOP_STRINGS),
+                DEFINITIONS.intValue(s, MAX_PREFIX_HASHES));
         commitIntervalMs = DEFINITIONS.longValue(s, COMMIT_INTERVAL_MS);
         stateDir = Path.of(s.string(STATE_DIR, Path.of(System.getProperty("java.io.tmpdir"), "kvroute-router-" + applicationId).toString()));
         metricsPort = DEFINITIONS.intValue(s, METRICS_PORT);
@@ -241,6 +274,9 @@ public final class RouterConfig {
         dedupRetentionMs = DEFINITIONS.longValue(s, DEDUP_RETENTION_MS);
         long ttl = DEFINITIONS.longValue(s, TELEMETRY_TTL_MS);
         replacePatienceMs = DEFINITIONS.longValue(s, REPLACE_PATIENCE_MS);
+        telemetryMaxClockSkewMs = DEFINITIONS.longValue(s, TELEMETRY_MAX_CLOCK_SKEW_MS);
+        telemetryMaxRateLimitMs = DEFINITIONS.longValue(s, TELEMETRY_MAX_RATE_LIMIT_MS);
+        dispatchMaxPartitions = DEFINITIONS.intValue(s, DISPATCH_MAX_PARTITIONS);
         if (replacePatienceMs <= ttl) {
             // a region is only silent once its telemetry is stale: re-placing sooner would move work from live workers
             throw new ConfigException(REPLACE_PATIENCE_MS, Long.toString(replacePatienceMs),
@@ -445,12 +481,17 @@ public final class RouterConfig {
     /** Model name to its context size in tokens; also the limit on maxTokens. */
     public Map<String, Integer> modelContextTokens() { return modelContextTokens; }
     public int maxPromptTokens() { return maxPromptTokens; }
+    /** How many messages, stop strings and prefix block hashes a request may carry. */
+    public RequestValidator.Bounds requestBounds() { return requestBounds; }
     public long commitIntervalMs() { return commitIntervalMs; }
     public Path stateDir() { return stateDir; }
     public int metricsPort() { return metricsPort; }
     public String metricsHost() { return metricsHost; }
     public long parkedRetryMs() { return parkedRetryMs; }
     public long replacePatienceMs() { return replacePatienceMs; }
+    public long telemetryMaxClockSkewMs() { return telemetryMaxClockSkewMs; }
+    public long telemetryMaxRateLimitMs() { return telemetryMaxRateLimitMs; }
+    public int dispatchMaxPartitions() { return dispatchMaxPartitions; }
     public long parkedMaxMs() { return parkedMaxMs; }
     public long parkedMaxCount() { return parkedMaxCount; }
     public long closeTimeoutMs() { return closeTimeoutMs; }

@@ -20,6 +20,7 @@ import io.kvroute.router.topology.internal.RequestIntake;
 import io.kvroute.router.topology.internal.ResultTracker;
 import io.kvroute.router.topology.internal.RequestReader;
 import io.kvroute.router.topology.internal.RoutingProcessor;
+import io.kvroute.router.topology.internal.TelemetryLimits;
 import io.kvroute.router.topology.internal.TelemetryUpdater;
 import io.kvroute.router.topology.internal.TopologyNames;
 import io.kvroute.schemas.serde.Serdes;
@@ -138,7 +139,8 @@ public final class RouterTopology {
         String kvEventsTopic = topics.kvEvents().name();
         String requestsTopic = topics.requests().name();
         String telemetryTopic = topics.workerTelemetry().name();
-        RequestValidator validator = new RequestValidator(config.modelContextTokens(), config.maxPromptTokens(), config.regions());
+        RequestValidator validator = new RequestValidator(config.modelContextTokens(), config.maxPromptTokens(), config.regions(),
+                config.requestBounds());
 
         Router router = Router.create(config.policy(), config.routing(), config.regionCatalog(), TieBreak.forInstance(routerInstance));
         metrics.watchEngineSpeeds(router.state().engineSpeeds());
@@ -156,7 +158,7 @@ public final class RouterTopology {
                 telemetryTopic,
                 TopologyNames.TELEMETRY_UPDATER,
                 () -> new TelemetryUpdater(telemetryTopic, telemetrySerde.deserializer(), metrics, fleet, deadLetters,
-                        config.regionCatalog(), router.state().cooldowns()));
+                        config.regionCatalog(), router.state().cooldowns(), TelemetryLimits.of(config)));
         topology.addGlobalStore(
                 Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(TopologyNames.KV_EVENTS_STORE),
                         org.apache.kafka.common.serialization.Serdes.String(),

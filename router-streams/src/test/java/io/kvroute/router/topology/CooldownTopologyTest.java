@@ -2,6 +2,7 @@ package io.kvroute.router.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.metrics.RouterMetrics;
 import java.nio.file.Path;
 import java.util.List;
@@ -48,6 +49,23 @@ class CooldownTopologyTest {
         harness.send(Records.request("after", harness.now()).setAllowedRegions(List.of("us-east")).build());
         assertThat(harness.dispatched("us-east").readValue().getWorkerId())
                 .as("east-2's telemetry is stale; east-1's cool-down is over").isEqualTo("east-1");
+    }
+
+    @Test
+    void shouldCapHowLongOneRecordCanCoolASharedRegion() {
+        harness = new TopologyHarness(stateDir, Map.of("router.region.profiles", "provider@60:0.10:shared"));
+        report("provider-1", "provider", harness.now() + 86_400_000);
+        harness.send(Records.request("to-provider", harness.now()).setAllowedRegions(List.of("provider")).build());
+        assertThat(harness.dispatched("provider").isEmpty()).isTrue();
+
+        harness.advance(RouterConfig.DEFAULT_TELEMETRY_MAX_RATE_LIMIT_MS + 1);
+        report("provider-2", "provider", 0);
+        harness.send(Records.request("later", harness.now()).setAllowedRegions(List.of("provider")).build());
+
+        // (the first request waited past router.parked.max.ms meanwhile)
+        assertThat(harness.dispatched("provider").readValuesToList()).extracting(d -> d.getRequest().getRequestId())
+                .as("a day's rate limit in one record cools the region for router.telemetry.max.rate.limit.ms at most")
+                .containsExactly("later");
     }
 
     @Test

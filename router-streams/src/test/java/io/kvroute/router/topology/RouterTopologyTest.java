@@ -11,12 +11,14 @@ import io.kvroute.schemas.serde.Serdes;
 import io.kvroute.schemas.topics.DeadLetterHeaders;
 import io.kvroute.schemas.topics.RunAttempt;
 import io.kvroute.schemas.v1.CancelRequest;
+import io.kvroute.schemas.v1.ChatMessage;
 import io.kvroute.schemas.v1.DecisionOutcome;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.InferenceRequest;
 import io.kvroute.schemas.v1.ResponseEvent;
 import io.kvroute.schemas.v1.ResponseStatus;
 import io.kvroute.schemas.v1.RoutingDecision;
+import io.kvroute.schemas.v1.SamplingParams;
 import io.kvroute.schemas.v1.WorkerTelemetry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
@@ -219,7 +221,14 @@ class RouterTopologyTest {
                         .setPrompt("x".repeat(4 * 6001))),
                 Arguments.of("unknown_model", (Consumer<InferenceRequest.Builder>) b -> b.setModel("gpt-9")),
                 Arguments.of("deadline_passed", (Consumer<InferenceRequest.Builder>) b -> b.setDeadlineMs(T0 - 1)),
-                Arguments.of("unknown_region", (Consumer<InferenceRequest.Builder>) b -> b.setAllowedRegions(List.of("mars-1"))));
+                Arguments.of("unknown_region", (Consumer<InferenceRequest.Builder>) b -> b.setAllowedRegions(List.of("mars-1"))),
+                Arguments.of("too_many_messages", (Consumer<InferenceRequest.Builder>) b -> b.setMessages(
+                        java.util.Collections.nCopies(RouterConfig.DEFAULT_MAX_MESSAGES + 1, new ChatMessage("user", "")))),
+                Arguments.of("too_many_stop_strings", (Consumer<InferenceRequest.Builder>) b -> b.setSampling(
+                        SamplingParams.newBuilder().setStop(java.util.Collections.nCopies(RouterConfig.DEFAULT_MAX_STOP_STRINGS + 1, "\n"))
+                                .build())),
+                Arguments.of("too_many_prefix_hashes", (Consumer<InferenceRequest.Builder>) b -> b.setPrefixBlockHashes(
+                        java.util.stream.LongStream.range(0, RouterConfig.DEFAULT_MAX_PREFIX_HASHES + 1).boxed().toList())));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -374,6 +383,40 @@ class RouterTopologyTest {
     }
 
     @Test
+    void shouldRefuseTelemetryStampedFarAheadOfTheRouterClockSoASilentWorkerGoesStale() {
+        report("east-1", "us-east", List.of(0));
+        telemetry.pipeInput("east-1", Records.telemetry("east-1", "us-east", List.of(0), now() + 3_600_000).build());
+
+        assertThat(metrics.registry().counter(RouterMetrics.TELEMETRY_SKIPPED, "reason", "clock_skew").count()).isEqualTo(1.0);
+        assertThat(globalDeadLetters).singleElement().satisfies(dead ->
+                assertThat(header(dead, DeadLetterHeaders.ERROR_MESSAGE)).contains("ahead of the router's clock"));
+        advance(2_500);
+        requests.pipeInput("late", Records.request("late", now()).build());
+        assertThat(dispatchEast.isEmpty()).as("silent past the TTL since its last accepted record").isTrue();
+    }
+
+    @Test
+    void shouldMeasureAWorkersSilenceByReceiptTimeWhenItsClockRunsAhead() {
+        telemetry.pipeInput("east-1", Records.telemetry("east-1", "us-east", List.of(0), now() + 5_000).build());
+        requests.pipeInput("now", Records.request("now", now()).build());
+        assertThat(dispatchEast.readKeyValue().key).as("a few seconds of skew is accepted").isEqualTo("now");
+
+        advance(2_500);
+        requests.pipeInput("after-silence", Records.request("after-silence", now()).build());
+
+        assertThat(dispatchEast.isEmpty()).as("2.5 s silent by the router's clock: stale, whatever the stamp says").isTrue();
+    }
+
+    @Test
+    void shouldRefuseTelemetryStampedBeforeTheEpoch() {
+        telemetry.pipeInput("east-1", Records.telemetry("east-1", "us-east", List.of(0), Long.MIN_VALUE).build());
+        requests.pipeInput("r1", Records.request("r1", now()).build());
+
+        assertThat(dispatchEast.isEmpty()).as("an age of now - Long.MIN overflows to fresh").isTrue();
+        assertThat(metrics.registry().counter(RouterMetrics.TELEMETRY_SKIPPED, "reason", "implausible").count()).isEqualTo(1.0);
+    }
+
+    @Test
     void shouldExpireAParkedRequestWhoseDeadlinePasses() {
         requests.pipeInput("hurry", Records.request("hurry", now()).setDeadlineMs(T0 + 300).build());
         advance(100);
@@ -451,9 +494,35 @@ class RouterTopologyTest {
         ResponseEvent rejected = responses.readValue();
         assertThat(rejected.getRequestId()).isEqualTo("req-k");
         assertThat(rejected.getTerminal().getStatus()).isEqualTo(ResponseStatus.REJECTED);
-        assertThat(rejected.getTerminal().getError()).startsWith("key_mismatch");
+        assertThat(rejected.getTerminal().getError()).startsWith("key_mismatch").contains("must equal the request id");
+        assertThat(rejected.getDuplicate()).as("marked so that no reader takes it as req-k's answer").isTrue();
+        assertThat(rejected.getAttempt()).isZero();
         assertThat(dispatchEast.readValue().getRequest().getRequestId()).as("the id stays free for a rightly keyed record")
                 .isEqualTo("req-k");
+        assertThat(responses.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldRejectARequestWithANullKeyWithoutRunningItOrClaimingItsId() {
+        report("east-1", "us-east", List.of(0));
+
+        // a null key lands on whatever partition the producer picks, away from the id's own claim
+        requests.pipeInput((String) null, Records.request("unkeyed", now()).build());
+
+        assertThat(dispatchEast.isEmpty()).as("never run").isTrue();
+        ResponseEvent rejected = responses.readValue();
+        assertThat(rejected.getRequestId()).isEqualTo("unkeyed");
+        assertThat(rejected.getDuplicate()).isTrue();
+        assertThat(rejected.getAttempt()).isZero();
+        assertThat(rejected.getTerminal().getStatus()).isEqualTo(ResponseStatus.REJECTED);
+        assertThat(rejected.getTerminal().getError()).startsWith("key_mismatch: record has no key")
+                .contains("must equal the request id");
+        assertThat(decisions.readValue().getOutcome()).isEqualTo(DecisionOutcome.REJECTED);
+        assertThat(metrics.registry().counter(RouterMetrics.REQUESTS_REJECTED, "reason", "key_mismatch").count()).isEqualTo(1.0);
+
+        requests.pipeInput("unkeyed", Records.request("unkeyed", now()).build());
+        assertThat(dispatchEast.readValue().getRequest().getRequestId()).as("the id stays free for a rightly keyed record")
+                .isEqualTo("unkeyed");
         assertThat(responses.isEmpty()).isTrue();
     }
 
@@ -583,7 +652,28 @@ class RouterTopologyTest {
                         (Consumer<WorkerTelemetry.Builder>) b -> b.setKvBlocksUsed(28_001), "exceed total"),
                 Arguments.of("negative queued prefill attention", "implausible", "east-1",
                         (Consumer<WorkerTelemetry.Builder>) b -> b.setQueuedPrefillAttention(-1), "negative request or token counts"),
-                Arguments.of("no worker id key", "no_key", null, (Consumer<WorkerTelemetry.Builder>) b -> { }, "without a worker id"));
+                Arguments.of("no worker id key", "no_key", null, (Consumer<WorkerTelemetry.Builder>) b -> { }, "without a worker id"),
+                Arguments.of("a key naming another worker", "implausible", "east-9",
+                        (Consumer<WorkerTelemetry.Builder>) b -> { }, "differs from the record key"),
+                Arguments.of("NaN KV usage", "implausible", "east-1",
+                        (Consumer<WorkerTelemetry.Builder>) b -> b.setKvUsage(Double.NaN), "outside [0, 1]"),
+                Arguments.of("NaN prefix hit rate", "implausible", "east-1",
+                        (Consumer<WorkerTelemetry.Builder>) b -> b.setPrefixCacheHitRate(Double.NaN), "prefixCacheHitRate NaN"),
+                Arguments.of("negative prefix hit rate", "implausible", "east-1",
+                        (Consumer<WorkerTelemetry.Builder>) b -> b.setPrefixCacheHitRate(-0.5), "prefixCacheHitRate -0.5"),
+                Arguments.of("infinite prefix hit rate", "implausible", "east-1",
+                        (Consumer<WorkerTelemetry.Builder>) b -> b.setPrefixCacheHitRate(Double.POSITIVE_INFINITY), "prefixCacheHitRate"),
+                Arguments.of("1e308 tokens per second", "implausible", "east-1",
+                        (Consumer<WorkerTelemetry.Builder>) b -> b.setTokensPerSecond(1e308), "tokensPerSecond 1.0E308"),
+                Arguments.of("Long.MAX queued prefill tokens", "implausible", "east-1",
+                        (Consumer<WorkerTelemetry.Builder>) b -> b.setQueuedPrefillTokens(Long.MAX_VALUE), "queuedPrefillTokens"),
+                Arguments.of("Integer.MAX waiting requests", "implausible", "east-1",
+                        (Consumer<WorkerTelemetry.Builder>) b -> b.setWaitingRequests(Integer.MAX_VALUE), "waitingRequests"),
+                Arguments.of("NaN recent TTFT", "implausible", "east-1",
+                        (Consumer<WorkerTelemetry.Builder>) b -> b.setRecentTtftMs(Double.NaN), "recentTtftMs"),
+                Arguments.of("a partition the dispatch topic cannot have", "implausible", "east-1",
+                        (Consumer<WorkerTelemetry.Builder>) b -> b.setOwnedPartitions(List.of(0, 4_000_000)),
+                        "partition 4000000 at or past router.dispatch.max.partitions"));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -10,30 +10,55 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 import org.apache.avro.Schema;
 
 /**
  * Client for the Confluent Schema Registry REST API (v7), as served by Confluent's registry and
  * by Apicurio's {@code /apis/ccompat/v7}. Results are cached per (subject, schema) and per id.
+ * An id the registry does not know is remembered as unknown for {@code unknownIdTtl} (bounded to
+ * {@value #MAX_UNKNOWN_IDS} ids), so records naming it cost no registry call each; after that it
+ * is asked again, as the id may have been registered since. A 401 or 403 is a
+ * {@link SchemaRegistryAuthException}: a configuration error, not an outage.
  */
 public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
     private static final String CONTENT_TYPE = "application/vnd.schemaregistry.v1+json";
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** How long an unknown schema id is remembered as unknown. */
+    public static final long DEFAULT_UNKNOWN_ID_TTL_MS = 60_000;
+    /** Unknown ids remembered at most: records can name any of 2^32 ids. */
+    public static final int MAX_UNKNOWN_IDS = 10_000;
 
     private final URI baseUri;
     private final HttpClient http;
     private final Duration timeout;
     private final Map<String, Integer> idsBySubjectAndSchema = new ConcurrentHashMap<>();
     private final Map<Integer, Schema> schemasById = new ConcurrentHashMap<>();
+    private final Map<Integer, Long> unknownIdsUntil = new LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Integer, Long> eldest) {
+            return size() > MAX_UNKNOWN_IDS;
+        }
+    };
+    private final long unknownIdTtlMs;
+    private final LongSupplier clock;
 
     public HttpSchemaRegistryClient(String baseUrl) {
         this(baseUrl, Duration.ofSeconds(10));
     }
 
     public HttpSchemaRegistryClient(String baseUrl, Duration timeout) {
+        this(baseUrl, timeout, Duration.ofMillis(DEFAULT_UNKNOWN_ID_TTL_MS), System::currentTimeMillis);
+    }
+
+    public HttpSchemaRegistryClient(String baseUrl, Duration timeout, Duration unknownIdTtl, LongSupplier clock) {
+        this.unknownIdTtlMs = unknownIdTtl.toMillis();
+        this.clock = Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(baseUrl, "baseUrl");
         String trimmed = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
         try {
@@ -98,16 +123,36 @@ public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
         if (cached != null) {
             return cached;
         }
+        if (knownUnknown(id)) {
+            throw new UnknownSchemaIdException(id);
+        }
         HttpRequest request = HttpRequest.newBuilder(baseUri.resolve("schemas/ids/" + id))
                 .timeout(timeout).header("Accept", CONTENT_TYPE).GET().build();
         HttpResponse<String> response = send(request);
         if (response.statusCode() == 404) {
+            synchronized (unknownIdsUntil) {
+                unknownIdsUntil.put(id, clock.getAsLong() + unknownIdTtlMs);
+            }
             throw new UnknownSchemaIdException(id);
         }
         JsonNode body = checkOk(response, "fetching schema id " + id);
         Schema schema = new Schema.Parser().parse(body.path("schema").asText());
         schemasById.put(id, schema);
         return schema;
+    }
+
+    private boolean knownUnknown(int id) {
+        synchronized (unknownIdsUntil) {
+            Long until = unknownIdsUntil.get(id);
+            if (until == null) {
+                return false;
+            }
+            if (clock.getAsLong() < until) {
+                return true;
+            }
+            unknownIdsUntil.remove(id);
+            return false;
+        }
     }
 
     private JsonNode post(String path, String body, String subject) {
@@ -131,7 +176,10 @@ public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
         }
     }
 
-    private static JsonNode checkOk(HttpResponse<String> response, String what) {
+    private JsonNode checkOk(HttpResponse<String> response, String what) {
+        if (response.statusCode() == 401 || response.statusCode() == 403) {
+            throw new SchemaRegistryAuthException(baseUri.toString(), response.statusCode(), what);
+        }
         if (response.statusCode() / 100 != 2) {
             throw new SchemaRegistryException("schema registry refused " + what + ": HTTP "
                     + response.statusCode() + " " + response.body());

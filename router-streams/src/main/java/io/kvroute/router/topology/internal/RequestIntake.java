@@ -41,6 +41,9 @@ import org.slf4j.LoggerFactory;
  * with the same id, within the retention, is a duplicate: it is not validated or routed, and gets
  * a REJECTED decision ({@value Rejection#DUPLICATE_REQUEST_ID}) and a REJECTED terminal marked
  * {@code duplicate = true} (attempt 0), which readers never take as the first request's result.
+ * A record whose key is not its request id, or that has no key, is answered the same way and not
+ * run: claims are per partition, and such a record is not in its id's partition, so running it
+ * would let one id run twice (once keyed, once not).
  *
  * <p>Residency is applied here, once: a valid request's allowed regions are narrowed to those its
  * tenant also allows ({@link Residency#constrain}), and the narrowed list is written into the
@@ -105,10 +108,9 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
         }
         long now = context.currentSystemTimeMs();
         String id = request.getRequestId() != null && !request.getRequestId().isBlank() ? request.getRequestId() : key;
-        if (key != null && id != null && !key.equals(id)) {
-            // not claimed: the id's claim lives in the partition of its own key, which this is not
-            reject(id, request, new Rejection(Rejection.KEY_MISMATCH, "record key '" + key + "' is not the request id '" + id
-                    + "': key requests by their request id (the client library does)"), record.timestamp(), now);
+        if (id != null && !id.equals(key)) {
+            // not claimed: the id's claim lives in the partition of its own key, which this may not be
+            rejectMisKeyed(id, key, request, record.timestamp(), now);
             return;
         }
         if (id != null && isDuplicate(id, request, record.timestamp(), now)) {
@@ -141,6 +143,23 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
         metrics.rejected(rejection.kind());
         LOG.info("rejected request {}: {}", id, rejection.reason());
         context.forward(new Record<Object, Object>(id, Conversions.terminal(id, request, ResponseStatus.REJECTED, rejection.reason(), now),
+                timestamp, new RecordHeaders()), TopologyNames.RESPONSES_SINK);
+        context.forward(new Record<Object, Object>(id, Conversions.refusedDecision(id, request, DecisionOutcome.REJECTED, policy, 0,
+                rejection.reason(), now), timestamp, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
+    }
+
+    /**
+     * Answers a record whose key is not its request id (or is null). Its REJECTED is marked
+     * {@code duplicate} (attempt 0), as for a reused id: it answers that record's sender, and no
+     * reader takes it as the result of the request the id names, which may be someone else's.
+     */
+    private void rejectMisKeyed(String id, String key, InferenceRequest request, long timestamp, long now) {
+        String keyed = key == null ? "record has no key" : "record key '" + key + "' is not the request id '" + id + "'";
+        Rejection rejection = new Rejection(Rejection.KEY_MISMATCH, keyed + ": the key must equal the request id"
+                + " (the client library keys requests so); this record is not run and its id is not claimed");
+        metrics.rejected(rejection.kind());
+        LOG.info("rejected a mis-keyed record naming request {}: {}", id, rejection.reason());
+        context.forward(new Record<Object, Object>(id, Conversions.duplicateTerminal(id, request, rejection.reason(), now),
                 timestamp, new RecordHeaders()), TopologyNames.RESPONSES_SINK);
         context.forward(new Record<Object, Object>(id, Conversions.refusedDecision(id, request, DecisionOutcome.REJECTED, policy, 0,
                 rejection.reason(), now), timestamp, new RecordHeaders()), TopologyNames.DECISIONS_SINK);

@@ -3,6 +3,7 @@ package io.kvroute.worker.engine.openai;
 import io.kvroute.worker.engine.openai.internal.LlamaCppSlots;
 import io.kvroute.worker.engine.openai.internal.PrometheusText;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,8 +18,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Polls an inference server's Prometheus {@code /metrics} page on an interval and keeps the last
- * {@link ServerMetrics}. A scrape that fails (unreachable, not 200, or a page that does not parse)
- * marks the scraper failing until the next good one; the engine then reports itself degraded.
+ * {@link ServerMetrics}. A scrape that fails (unreachable, not 200, a page that does not parse or
+ * is larger than {@value #MAX_PAGE_BYTES} bytes) marks the scraper failing until the next good one;
+ * the engine then reports itself degraded.
  *
  * <p>When the page is llama.cpp's and tells no KV use (builds since mid-2025), the scraper also
  * reads the server's {@code /slots} page ({@link LlamaCppSlots}). That page is optional: a server
@@ -28,6 +30,8 @@ import org.slf4j.LoggerFactory;
 public final class ServerMetricsScraper implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ServerMetricsScraper.class);
     static final long MIN_SCRAPE_TIMEOUT_MS = 1_000;
+    /** vLLM's page is a few hundred KiB; a larger one is not read, so a broken server cannot fill the worker's heap. */
+    static final int MAX_PAGE_BYTES = 8 << 20;
 
     private final URI metricsUri;
     private final URI slotsUri;
@@ -66,12 +70,13 @@ public final class ServerMetricsScraper implements AutoCloseable {
     /** Scrapes once; returns whether the page was read and understood. */
     public boolean scrape() {
         try {
-            HttpResponse<String> response = client.send(get(metricsUri, "text/plain;version=0.0.4"),
-                    HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            HttpResponse<InputStream> response = client.send(get(metricsUri, "text/plain;version=0.0.4"),
+                    HttpResponse.BodyHandlers.ofInputStream());
+            String page = bounded(response);
             if (response.statusCode() != 200) {
                 return failed("HTTP " + response.statusCode());
             }
-            ServerMetrics metrics = ServerMetrics.from(PrometheusText.parse(response.body()), latest);
+            ServerMetrics metrics = ServerMetrics.from(PrometheusText.parse(page), latest);
             latest = metrics.kvUsage() == null && metrics.family().equals("llamacpp") ? withSlots(metrics) : metrics;
             if (failing) {
                 LOG.info("metrics of {} readable again", metricsUri);
@@ -93,7 +98,8 @@ public final class ServerMetricsScraper implements AutoCloseable {
             return metrics;
         }
         try {
-            HttpResponse<String> response = client.send(get(slotsUri, "application/json"), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            HttpResponse<InputStream> response = client.send(get(slotsUri, "application/json"), HttpResponse.BodyHandlers.ofInputStream());
+            String page = bounded(response);
             if (response.statusCode() == 404 || response.statusCode() == 501) {
                 slotsUnavailable = true;
                 LOG.info("{} answers HTTP {}: KV use of that server unknown (start it with --slots to report it)",
@@ -103,9 +109,20 @@ public final class ServerMetricsScraper implements AutoCloseable {
             if (response.statusCode() != 200) {
                 return metrics;
             }
-            return LlamaCppSlots.parse(response.body()).map(metrics::withSlots).orElse(metrics);
+            return LlamaCppSlots.parse(page).map(metrics::withSlots).orElse(metrics);
         } catch (IOException e) {
             return metrics;
+        }
+    }
+
+    /** The body as text, read up to {@link #MAX_PAGE_BYTES}; closing the stream early hangs up on a larger one. */
+    private static String bounded(HttpResponse<InputStream> response) throws IOException {
+        try (InputStream body = response.body()) {
+            byte[] bytes = body.readNBytes(MAX_PAGE_BYTES + 1);
+            if (bytes.length > MAX_PAGE_BYTES) {
+                throw new IOException(response.uri() + " is larger than " + MAX_PAGE_BYTES + " bytes: not read");
+            }
+            return new String(bytes, StandardCharsets.UTF_8);
         }
     }
 

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvroute.worker.engine.EngineFailure;
+import io.kvroute.worker.engine.openai.internal.SseDecoder;
 import io.kvroute.worker.engine.EnginePrompt;
 import io.kvroute.worker.engine.EngineRequest;
 import io.kvroute.worker.engine.EngineUsage;
@@ -142,6 +143,17 @@ class OpenAiCompatibleEngineTest {
         assertThat(listener.failure.retryable()).isTrue();
         assertThat(listener.text.toString()).isEqualTo(" Paris is the");
         assertThat(listener.events).doesNotContain("finished");
+    }
+
+    @Test
+    void shouldFailAStreamWhoseLineNeverEndsOnceItPassesTheBoundAndHangUp() {
+        engine(ReplayServer.endlessLine("text/event-stream", "data: {\"choices\":[{\"text\":\""), 4, 60_000, SYSTEM_CLOCK);
+
+        RecordingListener listener = run(engine, completion("r-huge"));
+
+        assertThat(listener.failure.kind()).isEqualTo(EngineFailure.Kind.STREAM_BROKEN);
+        assertThat(listener.failure.message()).contains("line longer than " + SseDecoder.MAX_LINE_BYTES + " bytes");
+        await().atMost(WAIT).until(() -> server.disconnects() == 1);
     }
 
     @Test

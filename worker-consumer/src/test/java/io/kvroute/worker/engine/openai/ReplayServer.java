@@ -38,7 +38,7 @@ public final class ReplayServer implements AutoCloseable {
     }
 
     /** How to answer. */
-    public enum Mode { REPLAY, STALL, ENDLESS }
+    public enum Mode { REPLAY, STALL, ENDLESS, ENDLESS_LINE }
 
     private final HttpServer server;
     private final ExecutorService executor = Executors.newCachedThreadPool();
@@ -101,6 +101,14 @@ public final class ReplayServer implements AutoCloseable {
         return new Reply(200, Map.of("Content-Type", "text/event-stream"), new byte[0], Mode.ENDLESS);
     }
 
+    /**
+     * Writes one line that never ends: {@code prefix}, then 64 KiB pieces of 'x' without a newline
+     * (up to 384 MiB) until the client goes away, then counts a disconnect.
+     */
+    public static Reply endlessLine(String contentType, String prefix) {
+        return new Reply(200, Map.of("Content-Type", contentType), prefix.getBytes(StandardCharsets.UTF_8), Mode.ENDLESS_LINE);
+    }
+
     public URI uri() {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
     }
@@ -125,10 +133,15 @@ public final class ReplayServer implements AutoCloseable {
                 return;
             }
             reply.headers().forEach((k, v) -> exchange.getResponseHeaders().add(k, v));
-            exchange.sendResponseHeaders(reply.status(), reply.mode() == Mode.ENDLESS ? 0 : reply.body().length);
+            boolean endless = reply.mode() == Mode.ENDLESS || reply.mode() == Mode.ENDLESS_LINE;
+            exchange.sendResponseHeaders(reply.status(), endless ? 0 : reply.body().length);
             OutputStream out = exchange.getResponseBody();
             if (reply.mode() == Mode.ENDLESS) {
                 endless(out);
+                return;
+            }
+            if (reply.mode() == Mode.ENDLESS_LINE) {
+                endlessLine(out, reply.body());
                 return;
             }
             for (int i = 0; i < reply.body().length; i += PIECE_BYTES) {
@@ -156,6 +169,20 @@ public final class ReplayServer implements AutoCloseable {
             if (closing.await(5, TimeUnit.MILLISECONDS)) {
                 return;
             }
+        }
+    }
+
+    private void endlessLine(OutputStream out, byte[] prefix) {
+        byte[] piece = new byte[64 * 1024];
+        java.util.Arrays.fill(piece, (byte) 'x');
+        try {
+            out.write(prefix);
+            for (int i = 0; i < 6_144 && closing.getCount() > 0; i++) {
+                out.write(piece);
+                out.flush();
+            }
+        } catch (IOException e) {
+            disconnects.incrementAndGet();
         }
     }
 

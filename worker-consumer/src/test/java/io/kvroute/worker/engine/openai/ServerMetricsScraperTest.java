@@ -35,6 +35,18 @@ class ServerMetricsScraperTest {
     }
 
     @Test
+    void shouldRefuseAMetricsPageLargerThanTheBoundAndReportDegraded() {
+        start(ReplayServer.endlessLine("text/plain; version=0.0.4", "vllm:num_requests_running{model_name=\"m\"} 1\n# "));
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> engine.scraper().lastError() != null);
+
+        assertThat(engine.scraper().failing()).isTrue();
+        assertThat(engine.scraper().lastError()).contains("larger than " + ServerMetricsScraper.MAX_PAGE_BYTES + " bytes");
+        assertThat(engine.isDegraded()).isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(() -> server.disconnects() >= 1);
+    }
+
+    @Test
     void shouldCombineTheServersLoadWithTheEnginesOwnQueue() {
         start(ReplayServer.page("vllm-0.11-metrics.txt"));
         await().atMost(Duration.ofSeconds(10)).until(() -> engine.scraper().latest() != null);

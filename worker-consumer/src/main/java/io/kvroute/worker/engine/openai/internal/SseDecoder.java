@@ -9,7 +9,8 @@ import java.nio.charset.StandardCharsets;
  * character), into events: {@code data:} lines are joined with newlines and handed on, with the
  * event's type ({@code event:}, {@value #MESSAGE} by default), at the blank line that ends the
  * event. Comment lines ({@code :...}) and the {@code id} and {@code retry} fields are ignored;
- * lines end at {@code \n} or {@code \r\n}. Not thread-safe: one stream, one thread at a time.
+ * lines end at {@code \n} or {@code \r\n}. Lines and events are bounded ({@value #MAX_LINE_BYTES}
+ * bytes, {@value #MAX_EVENT_CHARS} characters). Not thread-safe: one stream, one thread at a time.
  *
  * <p>Two departures from the SSE rules, both so that a server's error is not lost: llama.cpp
  * builds up to mid-2025 wrote a mid-stream error as a line {@code error: <json>}, a field the rules
@@ -21,6 +22,13 @@ public final class SseDecoder {
     public static final String MESSAGE = "message";
     /** The type of an error event. */
     public static final String ERROR = "error";
+    /**
+     * The longest line read: a streamed chunk is a few hundred bytes, with logprobs a few KiB; a
+     * line past this (a server gone wrong, or hostile) fails the stream instead of the worker's heap.
+     */
+    public static final int MAX_LINE_BYTES = 1 << 20;
+    /** The most data one event joins from its lines. */
+    public static final int MAX_EVENT_CHARS = 4 << 20;
 
     /** Receives each complete event. */
     @FunctionalInterface
@@ -29,24 +37,46 @@ public final class SseDecoder {
     }
 
     private final Events events;
-    private final ByteArrayOutputStream line = new ByteArrayOutputStream();
+    private ByteArrayOutputStream line = new ByteArrayOutputStream();
     private final StringBuilder data = new StringBuilder();
     private boolean hasData;
     private String type = MESSAGE;
+    private boolean overLimit;
 
     public SseDecoder(Events events) {
         this.events = events;
     }
 
+    /**
+     * Reads {@code bytes}, handing on the events they complete.
+     *
+     * @throws IllegalArgumentException when a line passes {@value #MAX_LINE_BYTES} bytes or an event
+     *                                  {@value #MAX_EVENT_CHARS} characters; the decoder then drops what it held and
+     *                                  reads nothing more
+     */
     public void feed(ByteBuffer bytes) {
+        if (overLimit) {
+            bytes.position(bytes.limit());
+            return;
+        }
         while (bytes.hasRemaining()) {
             byte b = bytes.get();
             if (b == '\n') {
                 endLine();
-            } else {
+            } else if (line.size() < MAX_LINE_BYTES) {
                 line.write(b);
+            } else {
+                throw overLimit("SSE line longer than " + MAX_LINE_BYTES + " bytes");
             }
         }
+    }
+
+    private IllegalArgumentException overLimit(String what) {
+        overLimit = true;
+        line = new ByteArrayOutputStream();
+        data.setLength(0);
+        data.trimToSize();
+        return new IllegalArgumentException(what + ": not read");
     }
 
     private void endLine() {
@@ -81,6 +111,9 @@ public final class SseDecoder {
     }
 
     private void append(String value) {
+        if (data.length() + value.length() + 1 > MAX_EVENT_CHARS) {
+            throw overLimit("SSE event longer than " + MAX_EVENT_CHARS + " characters");
+        }
         if (hasData) {
             data.append('\n');
         }

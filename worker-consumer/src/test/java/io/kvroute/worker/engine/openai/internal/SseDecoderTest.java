@@ -1,6 +1,7 @@
 package io.kvroute.worker.engine.openai.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -37,6 +38,23 @@ class SseDecoderTest {
                 assertThat(decodeSplitAt(stream, a, a + 1, a + 3)).as("split at %d, %d, %d", a, a + 1, a + 3).isEqualTo(expected);
             }
         }
+    }
+
+    @Test
+    void shouldRefuseAnEventJoinedFromManyLinesPastTheBoundAndReadNothingMore() {
+        List<String> events = new ArrayList<>();
+        SseDecoder decoder = new SseDecoder((type, data) -> events.add(data));
+        byte[] line = ("data: " + "y".repeat(64 * 1024) + "\n").getBytes(StandardCharsets.UTF_8);
+        int lines = SseDecoder.MAX_EVENT_CHARS / (64 * 1024) + 1;
+
+        assertThatThrownBy(() -> {
+            for (int i = 0; i < lines; i++) {
+                decoder.feed(ByteBuffer.wrap(line));
+            }
+        }).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("event longer than " + SseDecoder.MAX_EVENT_CHARS);
+
+        decoder.feed(ByteBuffer.wrap("\ndata: after\n\n".getBytes(StandardCharsets.UTF_8)));
+        assertThat(events).isEmpty();
     }
 
     @Test
