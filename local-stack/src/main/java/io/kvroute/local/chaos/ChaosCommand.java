@@ -1,9 +1,13 @@
 package io.kvroute.local.chaos;
 
 import io.kvroute.bench.sim.FleetSpec;
+import io.kvroute.ingress.client.ClientConfig;
+import io.kvroute.local.console.Console;
+import io.kvroute.local.console.ConsoleSettings;
 import io.kvroute.local.stack.LocalFleet;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -42,6 +46,13 @@ public final class ChaosCommand implements Callable<Integer> {
 
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the workload and the fault schedule (default: ${DEFAULT-VALUE}).")
     long seed;
+
+    @Option(names = "--console", description = "Serve the web console on the run's cluster while it runs, and print its URL.")
+    boolean console;
+
+    @Option(names = "--console-port", defaultValue = "" + ConsoleSettings.DEFAULT_PORT,
+            description = "With --console: its port on 127.0.0.1; 0: any free (default: ${DEFAULT-VALUE}).")
+    int consolePort;
 
     @Option(names = "--json", description = "Write the report as JSON to this file.")
     Path json;
@@ -108,7 +119,19 @@ public final class ChaosCommand implements Callable<Integer> {
         Path dir = workDir != null ? workDir : Files.createDirectories(Path.of(".kvroute")).resolve("chaos-" + System.currentTimeMillis());
         ChaosRun.Options options = new ChaosRun.Options(requests, faults, poison, seed, regions, policy, routers, rate,
                 new FaultInjector.Timings(restartDelay, hangDuration, outageDuration), drainTimeout, dir, settings, brokers);
-        ChaosReport report = new ChaosRun(options, System.err).run();
+        ChaosRun run = new ChaosRun(options, System.err);
+        if (console) {
+            ConsoleSettings consoleSettings = ConsoleSettings.onPort(consolePort);
+            run.alongside((bootstrap, registryUrl) -> {
+                Console started = Console.start(ClientConfig.of(Map.of(
+                        ClientConfig.BOOTSTRAP_SERVERS, bootstrap,
+                        ClientConfig.SCHEMA_REGISTRY_URL, registryUrl,
+                        ClientConfig.CLIENT_ID, "kvroute-console")), consoleSettings, Clock.systemUTC());
+                System.err.println("kvroute chaos: console at " + started.url() + " (it stops with the run)");
+                return started;
+            });
+        }
+        ChaosReport report = run.run();
         report.printTable(System.out);
         if (json != null) {
             report.writeJson(json);

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -65,10 +66,18 @@ public final class ChaosRun {
 
     private final Options options;
     private final PrintStream progress;
+    /** What runs beside the stack once it is up, given its bootstrap servers and registry URL (the console, say). */
+    private BiFunction<String, String, AutoCloseable> alongside = (bootstrap, registry) -> () -> { };
 
     public ChaosRun(Options options, PrintStream progress) {
         this.options = options;
         this.progress = progress;
+    }
+
+    /** Starts {@code start} beside the stack once its processes run, and closes what it returns when the run ends. */
+    public ChaosRun alongside(BiFunction<String, String, AutoCloseable> start) {
+        this.alongside = start;
+        return this;
     }
 
     public ChaosReport run() throws Exception {
@@ -86,7 +95,8 @@ public final class ChaosRun {
             long telemetryTtlMs = Long.parseLong(services.routerSettings().string(RouterConfig.TELEMETRY_TTL_MS,
                     Long.toString(RouterConfig.DEFAULT_TELEMETRY_TTL_MS)));
             try (ServiceProcesses processes = new ServiceProcesses(services, options.fleet(), topics, broker.bootstrapServers(),
-                    options.routerInstances(), options.workDir()).start(Duration.ofMinutes(3))) {
+                    options.routerInstances(), options.workDir()).start(Duration.ofMinutes(3));
+                 AutoCloseable beside = alongside.apply(broker.bootstrapServers(), registry.url())) {
                 List<ChaosWorkload.Item> items = ChaosWorkload.generate(options.requests(), options.ratePerSecond(),
                         options.poisonFraction(), options.seed());
                 Map<String, ResponseStatus> clientResults = new HashMap<>();

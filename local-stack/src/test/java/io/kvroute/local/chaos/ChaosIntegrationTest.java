@@ -3,15 +3,25 @@ package io.kvroute.local.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvroute.bench.sim.FleetSpec;
+import io.kvroute.ingress.client.ClientConfig;
+import io.kvroute.local.console.Console;
+import io.kvroute.local.console.ConsoleSettings;
 import io.kvroute.schemas.v1.ResponseStatus;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,7 +45,16 @@ class ChaosIntegrationTest {
                 new FaultInjector.Timings(Duration.ofSeconds(2), Duration.ofSeconds(15), Duration.ofSeconds(15)),
                 Duration.ofMinutes(3), dir, Map.of(), 1);
 
-        ChaosReport report = new ChaosRun(options, new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
+        // the console a user starts with chaos --console, on the run's cluster: it shows the run's workers
+        AtomicReference<String> fleetPage = new AtomicReference<>("");
+        ChaosReport report = new ChaosRun(options, new PrintStream(progress, true, StandardCharsets.UTF_8))
+                .alongside((bootstrap, registryUrl) -> {
+                    Console console = Console.start(ClientConfig.of(Map.of(ClientConfig.BOOTSTRAP_SERVERS, bootstrap,
+                            ClientConfig.SCHEMA_REGISTRY_URL, registryUrl)), ConsoleSettings.onPort(0), Clock.systemUTC());
+                    fleetPage.set(awaitFleet(console.url() + "api/fleet", "ap-south-0"));
+                    return console;
+                })
+                .run();
 
         report.printTable(System.out);
         assertThat(report.faults()).containsAllEntriesOf(faults);
@@ -51,5 +70,25 @@ class ChaosIntegrationTest {
         assertThat(report.dispatchedToSilentRegion()).isZero();
         assertThat(report.clientDisagreements()).isZero();
         assertThat(report.passed()).isTrue();
+        assertThat(fleetPage.get()).contains("us-east-0", "us-east-1", "eu-west-0", "ap-south-0");
+    }
+
+    /** The console's fleet JSON once it names {@code worker}, or as it is after 30 s. */
+    private static String awaitFleet(String url, String worker) {
+        HttpClient http = HttpClient.newHttpClient();
+        String body = "";
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!body.contains(worker) && System.nanoTime() < deadline) {
+            try {
+                body = http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString()).body();
+                Thread.sleep(500);
+            } catch (IOException e) {
+                body = "";
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return body;
+            }
+        }
+        return body;
     }
 }
