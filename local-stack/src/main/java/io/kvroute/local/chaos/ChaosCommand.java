@@ -1,10 +1,10 @@
 package io.kvroute.local.chaos;
 
 import io.kvroute.bench.sim.FleetSpec;
-import io.kvroute.ingress.client.ClientConfig;
 import io.kvroute.local.console.Console;
 import io.kvroute.local.console.ConsoleSettings;
 import io.kvroute.local.stack.LocalFleet;
+import io.kvroute.schemas.topics.KvrouteTopics;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -123,10 +123,7 @@ public final class ChaosCommand implements Callable<Integer> {
         if (console) {
             ConsoleSettings consoleSettings = ConsoleSettings.onPort(consolePort);
             run.alongside((bootstrap, registryUrl) -> {
-                Console started = Console.start(ClientConfig.of(Map.of(
-                        ClientConfig.BOOTSTRAP_SERVERS, bootstrap,
-                        ClientConfig.SCHEMA_REGISTRY_URL, registryUrl,
-                        ClientConfig.CLIENT_ID, "kvroute-console")), consoleSettings, Clock.systemUTC());
+                Console started = Console.on(bootstrap, registryUrl, KvrouteTopics.defaults().prefix(), consoleSettings, Clock.systemUTC());
                 System.err.println("kvroute chaos: console at " + started.url() + " (it stops with the run)");
                 return started;
             });

@@ -54,10 +54,15 @@ public final class Console implements AutoCloseable {
 
     /** A console on the embedded local stack ({@code kvroute up}, {@code kvroute demo --console}). */
     public static Console onLocalStack(LocalStack stack, ConsoleSettings settings, Clock clock) {
+        return on(stack.bootstrapServers(), stack.registryUrl(), stack.topics().prefix(), settings, clock);
+    }
+
+    /** A console on a cluster the caller started ({@code kvroute chaos --console}), with no other client settings. */
+    public static Console on(String bootstrapServers, String registryUrl, String topicPrefix, ConsoleSettings settings, Clock clock) {
         return start(ClientConfig.of(Map.of(
-                ClientConfig.BOOTSTRAP_SERVERS, stack.bootstrapServers(),
-                ClientConfig.SCHEMA_REGISTRY_URL, stack.registryUrl(),
-                ClientConfig.TOPIC_PREFIX, stack.topics().prefix(),
+                ClientConfig.BOOTSTRAP_SERVERS, bootstrapServers,
+                ClientConfig.SCHEMA_REGISTRY_URL, registryUrl,
+                ClientConfig.TOPIC_PREFIX, topicPrefix,
                 ClientConfig.CLIENT_ID, "kvroute-console")), settings, clock);
     }
 

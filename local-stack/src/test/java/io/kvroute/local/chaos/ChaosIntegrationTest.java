@@ -3,7 +3,6 @@ package io.kvroute.local.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvroute.bench.sim.FleetSpec;
-import io.kvroute.ingress.client.ClientConfig;
 import io.kvroute.local.console.Console;
 import io.kvroute.local.console.ConsoleSettings;
 import io.kvroute.schemas.v1.ResponseStatus;
@@ -49,8 +48,7 @@ class ChaosIntegrationTest {
         AtomicReference<String> fleetPage = new AtomicReference<>("");
         ChaosReport report = new ChaosRun(options, new PrintStream(progress, true, StandardCharsets.UTF_8))
                 .alongside((bootstrap, registryUrl) -> {
-                    Console console = Console.start(ClientConfig.of(Map.of(ClientConfig.BOOTSTRAP_SERVERS, bootstrap,
-                            ClientConfig.SCHEMA_REGISTRY_URL, registryUrl)), ConsoleSettings.onPort(0), Clock.systemUTC());
+                    Console console = Console.on(bootstrap, registryUrl, "kvroute", ConsoleSettings.onPort(0), Clock.systemUTC());
                     fleetPage.set(awaitFleet(console.url() + "api/fleet", "ap-south-0"));
                     return console;
                 })
