@@ -2,6 +2,8 @@ package io.kvroute.router.topology.internal;
 
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.InferenceRequest;
+import org.apache.avro.Schema;
+import org.apache.avro.specific.SpecificRecordBase;
 
 /**
  * The router's in-flight entries without the prompt: what re-placement, hand-backs, expiry and
@@ -15,15 +17,28 @@ final class InFlightEntries {
     private InFlightEntries() {
     }
 
-    /** {@code dispatched} as the in-flight store keeps it: without prompt and messages, and where to read them back. */
+    /**
+     * {@code dispatched} as the in-flight store keeps it: without prompt and messages, and where to read them back.
+     * Built from shallow copies (it runs for every routed request, and is serialized at once by the store): Avro's
+     * copying builders would deep-copy the request twice, prompt included, only to drop it.
+     */
     static DispatchedRequest slim(DispatchedRequest dispatched, RequestSource source) {
-        InferenceRequest request = InferenceRequest.newBuilder(dispatched.getRequest()).setPrompt(null).setMessages(null).build();
-        return DispatchedRequest.newBuilder(dispatched)
-                .setRequest(request)
-                .setSourceTopic(source.topic())
-                .setSourcePartition(source.partition())
-                .setSourceOffset(source.offset())
-                .build();
+        InferenceRequest request = shallowCopy(dispatched.getRequest(), new InferenceRequest());
+        request.setPrompt(null);
+        request.setMessages(null);
+        DispatchedRequest entry = shallowCopy(dispatched, new DispatchedRequest());
+        entry.setRequest(request);
+        entry.setSourceTopic(source.topic());
+        entry.setSourcePartition(source.partition());
+        entry.setSourceOffset(source.offset());
+        return entry;
+    }
+
+    private static <T extends SpecificRecordBase> T shallowCopy(T from, T into) {
+        for (Schema.Field field : from.getSchema().getFields()) {
+            into.put(field.pos(), from.get(field.pos()));
+        }
+        return into;
     }
 
     /** Where the entry's request record is, or null for an entry that keeps the whole request. */

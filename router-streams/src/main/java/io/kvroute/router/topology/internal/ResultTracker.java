@@ -1,7 +1,6 @@
 package io.kvroute.router.topology.internal;
 
 import io.kvroute.router.routing.EngineSpeeds;
-import io.kvroute.router.routing.FinishedRun;
 import io.kvroute.router.routing.OutputLengths;
 import io.kvroute.router.routing.WorkerSnapshot;
 import io.kvroute.schemas.topics.ResponseHeaders;
