@@ -3,6 +3,7 @@ package io.kvroute.ingress.cli;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvroute.schemas.topics.DecisionComponents;
 import io.kvroute.schemas.v1.CandidateScore;
 import io.kvroute.schemas.v1.RoutingDecision;
 import java.io.UncheckedIOException;
@@ -58,7 +59,7 @@ public final class DecisionFormatter {
             cn.put("partition", c.getPartition());
             cn.put("score", c.getScore());
             ObjectNode components = cn.putObject("components");
-            c.getComponents().forEach((k, v) -> components.put(k, v));
+            DecisionComponents.of(d, c).forEach(components::put);
         }
         node.put("reason", d.getReason());
         node.put("decided_at_ms", d.getDecidedAtMs());

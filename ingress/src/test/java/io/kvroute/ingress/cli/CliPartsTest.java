@@ -97,7 +97,8 @@ class CliPartsTest {
                 .setRequestId("r1").setTenant("t").setModel("llama-3.1-8b").setOutcome(DecisionOutcome.DISPATCHED)
                 .setRegion("eu-west").setPartition(3).setWorkerId("w-3").setPolicy("kv-aware").setAttempt(1)
                 .setPromptBlocks(10).setMatchedPrefixBlocks(4).setScore(0.81234).setCandidatesConsidered(6)
-                .setTopCandidates(List.of(new CandidateScore("w-3", "eu-west", 3, 0.81234, Map.of("prefix", 0.4))))
+                .setComponentNames(List.of("prefix"))
+                .setTopCandidates(List.of(new CandidateScore("w-3", "eu-west", 3, 0.81234, Map.of(), List.of(0.5f))))
                 .setReason("best prefix match").setDecidedAtMs(5).build();
         DecisionFormatter formatter = new DecisionFormatter();
 
@@ -105,6 +106,6 @@ class CliPartsTest {
                 "r1 DISPATCHED attempt=1 region=eu-west partition=3 worker=w-3 policy=kv-aware matched=4/10 score=0.8123 candidates=6 reason=\"best prefix match\"");
         var json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(formatter.json(decision));
         assertThat(json.get("matched_prefix_blocks").asInt()).isEqualTo(4);
-        assertThat(json.get("top_candidates").get(0).get("components").get("prefix").asDouble()).isEqualTo(0.4);
+        assertThat(json.get("top_candidates").get(0).get("components").get("prefix").asDouble()).isEqualTo(0.5);
     }
 }

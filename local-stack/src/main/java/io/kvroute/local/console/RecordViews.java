@@ -1,5 +1,6 @@
 package io.kvroute.local.console;
 
+import io.kvroute.schemas.topics.DecisionComponents;
 import io.kvroute.schemas.v1.CandidateScore;
 import io.kvroute.schemas.v1.ChatMessage;
 import io.kvroute.schemas.v1.InferenceRequest;
@@ -74,7 +75,7 @@ final class RecordViews {
             cm.put("region", c.getRegion());
             cm.put("partition", c.getPartition());
             cm.put("score", c.getScore());
-            cm.put("components", new TreeMap<>(c.getComponents()));
+            cm.put("components", new TreeMap<>(DecisionComponents.of(d, c)));
             candidates.add(cm);
         }
         m.put("candidates", candidates);

@@ -72,7 +72,9 @@ public final class LoadtestCommand implements Callable<Integer> {
             description = "Run the plain exactly_once_v2 copy app over the same records first (default: ${DEFAULT-VALUE}).")
     boolean copy;
 
-    @Option(names = "--copy-partitions", description = "Partitions of the copy's sink topic (default: as many as the dispatch topics have in total, --workers).")
+    @Option(names = "--copy-partitions", description = "Partitions of the copy's sink topic (default: as many as the requests topic has, "
+            + KvrouteTopics.DEFAULT_PARTITIONS + "; --copy-partitions W copies into as many partitions as the router dispatches to, "
+            + "to see what transaction markers cost a plain app).")
     Integer copyPartitions;
 
     @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Extra router setting, router.* or kafka.* (repeatable).")
@@ -124,7 +126,7 @@ public final class LoadtestCommand implements Callable<Integer> {
             throw bad("--replication-factor applies to a given cluster (--bootstrap-servers); the run's own broker is one node, was "
                     + replicationFactor);
         }
-        int sinkPartitions = copyPartitions != null ? copyPartitions : workers;
+        int sinkPartitions = copyPartitions != null ? copyPartitions : KvrouteTopics.DEFAULT_PARTITIONS;
         between("--copy-partitions", sinkPartitions, 1, 100_000);
         if (stallTimeout.isNegative() || stallTimeout.isZero()) {
             throw bad("--stall-timeout must be positive, was " + stallTimeout);

@@ -117,7 +117,8 @@ class ConsoleViewsTest {
         return RoutingDecision.newBuilder().setRequestId(id).setTenant(tenant).setModel("m").setOutcome(outcome).setRegion(region)
                 .setWorkerId(region == null ? null : region + "-0").setPartition(region == null ? null : 0).setPolicy("kvroute")
                 .setReason("test").setDecidedAtMs(at)
-                .setTopCandidates(List.of(new CandidateScore("us-east-0", "us-east", 0, 1.0, Map.of("ttft_ms", 1.0)))).build();
+                .setComponentNames(List.of("ttft_ms"))
+                .setTopCandidates(List.of(new CandidateScore("us-east-0", "us-east", 0, 1.0, Map.of(), List.of(1.0f)))).build();
     }
 
     private static ConsumerRecord<String, byte[]> deadLetter(String key, String errorClass, long offset) {

@@ -26,7 +26,7 @@ class LoadtestCommandTest {
         assertThat(options.policy()).isEqualTo("kvroute");
         assertThat(options.preload()).isTrue();
         assertThat(options.copy()).isTrue();
-        assertThat(options.copyPartitions()).isEqualTo(8);
+        assertThat(options.copyPartitions()).as("the copy writes to as many partitions as the requests topic has").isEqualTo(4);
         assertThat(options.bootstrapServers()).isNull();
         assertThat(options.stallTimeout()).isEqualTo(Duration.ofSeconds(60));
         assertThat(options.trace()).isReadable();
@@ -35,7 +35,7 @@ class LoadtestCommandTest {
     @Test
     void shouldTakeEveryFlag() {
         LoadtestRun.Options options = parse("--requests", "1500", "--workers", "1000", "--routers", "2", "--policy", "round-robin",
-                "--rate", "250", "--no-copy", "--copy-partitions", "4", "--block-tokens", "32", "--set", "router.saturation.queue.factor=1000",
+                "--rate", "250", "--no-copy", "--copy-partitions", "1000", "--block-tokens", "32", "--set", "router.saturation.queue.factor=1000",
                 "--work-dir", "/tmp/x", "--stall-timeout", "PT10S");
         assertThat(options.requests()).isEqualTo(1500);
         assertThat(options.workers()).isEqualTo(1000);
@@ -44,7 +44,7 @@ class LoadtestCommandTest {
         assertThat(options.ratePerSecond()).isEqualTo(250.0);
         assertThat(options.preload()).isFalse();
         assertThat(options.copy()).isFalse();
-        assertThat(options.copyPartitions()).isEqualTo(4);
+        assertThat(options.copyPartitions()).isEqualTo(1000);
         assertThat(options.blockTokens()).isEqualTo(32);
         assertThat(options.settings()).containsEntry("router.saturation.queue.factor", "1000");
         assertThat(options.workDir()).isEqualTo(Path.of("/tmp/x"));

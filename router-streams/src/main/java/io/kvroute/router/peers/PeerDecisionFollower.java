@@ -2,6 +2,7 @@ package io.kvroute.router.peers;
 
 import io.kvroute.router.routing.PeerPlacements;
 import io.kvroute.router.topology.internal.Conversions;
+import io.kvroute.schemas.topics.DecisionHeaders;
 import io.kvroute.schemas.v1.RoutingDecision;
 import java.time.Duration;
 import java.util.HashMap;
@@ -35,6 +36,7 @@ public final class PeerDecisionFollower implements AutoCloseable {
     private final Deserializer<RoutingDecision> deserializer;
     private final String topic;
     private final String instance;
+    private final byte[] instanceHeader;
     private final PeerPlacements inbox;
     private final CountDownLatch positioned = new CountDownLatch(1);
     private final AtomicLong undecodable = new AtomicLong();
@@ -51,6 +53,7 @@ public final class PeerDecisionFollower implements AutoCloseable {
         this.deserializer = deserializer;
         this.topic = topic;
         this.instance = instance;
+        this.instanceHeader = DecisionHeaders.instanceValue(instance);
         this.inbox = inbox;
         this.thread = new Thread(this::run, "kvroute-router-peers");
         thread.setDaemon(true);
@@ -129,8 +132,8 @@ public final class PeerDecisionFollower implements AutoCloseable {
     }
 
     private void follow(ConsumerRecord<byte[], byte[]> record) {
-        if (record.value() == null) {
-            return;
+        if (record.value() == null || DecisionHeaders.isFrom(record.headers(), instanceHeader)) {
+            return; // its own decisions are not decoded: with one instance, that is every record
         }
         RoutingDecision decision;
         try {

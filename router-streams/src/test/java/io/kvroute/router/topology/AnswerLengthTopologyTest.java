@@ -2,6 +2,7 @@ package io.kvroute.router.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvroute.schemas.topics.DecisionComponents;
 import io.kvroute.schemas.topics.RunAttempt;
 import io.kvroute.schemas.v1.RoutingDecision;
 import io.kvroute.schemas.v1.WorkerTelemetry;
@@ -40,7 +41,7 @@ class AnswerLengthTopologyTest {
     }
 
     private static double batchMs(RoutingDecision decision) {
-        return decision.getTopCandidates().get(0).getComponents().get("batch_ms");
+        return DecisionComponents.of(decision, decision.getTopCandidates().get(0)).get("batch_ms");
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.schemas.topics.DecisionComponents;
 import io.kvroute.schemas.topics.RunAttempt;
 import io.kvroute.schemas.v1.ResponseEvent;
 import io.kvroute.schemas.v1.RoutingDecision;
@@ -60,7 +61,7 @@ class EngineSpeedTopologyTest {
     }
 
     private static Map<String, Double> chosen(RoutingDecision decision) {
-        return decision.getTopCandidates().get(0).getComponents();
+        return DecisionComponents.of(decision, decision.getTopCandidates().get(0));
     }
 
     @Test

@@ -8,6 +8,7 @@ import io.kvroute.router.errors.GlobalDeadLetters;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.schemas.serde.Serdes;
 import io.kvroute.schemas.topics.DeadLetterHeaders;
+import io.kvroute.schemas.topics.DecisionComponents;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.InferenceRequest;
 import io.kvroute.schemas.v1.KvCacheEvent;
@@ -140,7 +141,7 @@ class KvEventTopologyTest {
         assertThat(dispatched.getMatchedPrefixBlocks()).isEqualTo(3);
         RoutingDecision decision = decisions.readValue();
         Map<String, Double> hostLoadByWorker = new HashMap<>();
-        decision.getTopCandidates().forEach(c -> hostLoadByWorker.put(c.getWorkerId(), c.getComponents().get("host_load_ms")));
+        decision.getTopCandidates().forEach(c -> hostLoadByWorker.put(c.getWorkerId(), DecisionComponents.of(decision, c).get("host_load_ms")));
         assertThat(hostLoadByWorker.get("east-a")).isPositive();
         assertThat(hostLoadByWorker.get("east-b")).isZero();
     }

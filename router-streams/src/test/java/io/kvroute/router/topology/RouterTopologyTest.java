@@ -9,6 +9,8 @@ import io.kvroute.router.errors.GlobalDeadLetters;
 import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.schemas.serde.Serdes;
 import io.kvroute.schemas.topics.DeadLetterHeaders;
+import io.kvroute.schemas.topics.DecisionComponents;
+import io.kvroute.schemas.topics.DecisionHeaders;
 import io.kvroute.schemas.topics.RunAttempt;
 import io.kvroute.schemas.v1.CancelRequest;
 import io.kvroute.schemas.v1.ChatMessage;
@@ -150,14 +152,17 @@ class RouterTopologyTest {
         assertThat(dispatched.value().getRequest()).isEqualTo(request);
         assertThat(dispatchWest.isEmpty()).isTrue();
 
-        RoutingDecision decision = decisions.readValue();
+        TestRecord<String, RoutingDecision> decisionRecord = decisions.readRecord();
+        RoutingDecision decision = decisionRecord.value();
+        assertThat(DecisionHeaders.isFrom(decisionRecord.headers(), DecisionHeaders.instanceValue(decision.getRouterInstance())))
+                .as("the header names the instance, for its peer follower to skip without decoding").isTrue();
         assertThat(decision.getOutcome()).isEqualTo(DecisionOutcome.DISPATCHED);
         assertThat(decision.getWorkerId()).isEqualTo("east-1");
         assertThat(decision.getPartition()).isEqualTo(2);
         assertThat(decision.getCandidatesConsidered()).isEqualTo(1);
         assertThat(decision.getPromptBlocks()).isEqualTo(3);
         assertThat(decision.getTopCandidates()).hasSize(1);
-        assertThat(decision.getTopCandidates().get(0).getComponents()).containsKeys("queue_ms", "prefill_ms", "kv");
+        assertThat(DecisionComponents.of(decision, decision.getTopCandidates().get(0))).containsKeys("queue_ms", "prefill_ms", "kv");
         assertThat(decision.getReason()).startsWith("lowest estimated TTFT");
         assertThat(decision.getReason()).doesNotContain("Summarise");
         assertThat(responses.isEmpty()).isTrue();

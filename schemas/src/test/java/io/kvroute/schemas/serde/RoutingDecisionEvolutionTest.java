@@ -31,4 +31,23 @@ class RoutingDecisionEvolutionTest {
         assertThat(SchemaCompatibility.checkReaderWriterCompatibility(before, current).getType())
                 .as("an old router or reader reads a new router's decisions").isEqualTo(SchemaCompatibilityType.COMPATIBLE);
     }
+
+    @Test
+    void shouldReadDecisionsWrittenWithAndWithoutComponentNames() {
+        Schema current = RoutingDecision.getClassSchema();
+        Schema candidate = current.getField("topCandidates").schema().getElementType();
+        Schema oldCandidate = Schema.createRecord(candidate.getName(), candidate.getDoc(), candidate.getNamespace(), false,
+                candidate.getFields().stream().filter(f -> !f.name().equals("componentValues"))
+                        .map(f -> new Schema.Field(f, f.schema())).toList());
+        List<Schema.Field> older = current.getFields().stream().filter(f -> !f.name().equals("componentNames"))
+                .map(f -> f.name().equals("topCandidates")
+                        ? new Schema.Field(f, Schema.createArray(oldCandidate))
+                        : new Schema.Field(f, f.schema())).toList();
+        Schema before = Schema.createRecord(current.getName(), current.getDoc(), current.getNamespace(), false, older);
+
+        assertThat(SchemaCompatibility.checkReaderWriterCompatibility(current, before).getType())
+                .as("a new reader reads decisions with a components map per candidate").isEqualTo(SchemaCompatibilityType.COMPATIBLE);
+        assertThat(SchemaCompatibility.checkReaderWriterCompatibility(before, current).getType())
+                .as("an old reader reads decisions with names once").isEqualTo(SchemaCompatibilityType.COMPATIBLE);
+    }
 }

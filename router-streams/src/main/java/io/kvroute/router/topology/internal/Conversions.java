@@ -9,6 +9,7 @@ import io.kvroute.router.routing.WorkerHealth;
 import io.kvroute.router.routing.FinishedRun;
 import io.kvroute.router.routing.ObservedWork;
 import io.kvroute.router.routing.WorkerSnapshot;
+import io.kvroute.schemas.topics.DecisionComponents;
 import io.kvroute.schemas.v1.CandidateScore;
 import io.kvroute.schemas.v1.DecisionOutcome;
 import io.kvroute.schemas.v1.DispatchedRequest;
@@ -78,6 +79,7 @@ public final class Conversions {
      */
     public static RoutingDecision dispatchedDecision(InferenceRequest request, RouteRequest routed, Placement placement, String policy,
                                                      int candidates, String routerInstance, long nowMs) {
+        List<String> names = DecisionComponents.names(placement.topCandidates().stream().map(ScoredCandidate::components).toList());
         return RoutingDecision.newBuilder()
                 .setRouterInstance(routerInstance)
                 .setPromptTokens(routed.promptTokens())
@@ -97,7 +99,8 @@ public final class Conversions {
                 .setMatchedPrefixBlocks(placement.matchedBlocks())
                 .setScore(placement.score())
                 .setCandidatesConsidered(candidates)
-                .setTopCandidates(placement.topCandidates().stream().map(Conversions::candidate).toList())
+                .setComponentNames(names)
+                .setTopCandidates(placement.topCandidates().stream().map(c -> candidate(c, names)).toList())
                 .setReason(placement.reason())
                 .setDecidedAtMs(nowMs)
                 .build();
@@ -175,14 +178,14 @@ public final class Conversions {
         return event;
     }
 
-    private static CandidateScore candidate(ScoredCandidate c) {
-        Map<String, Double> components = new HashMap<>(c.components());
+    private static CandidateScore candidate(ScoredCandidate c, List<String> componentNames) {
         return CandidateScore.newBuilder()
                 .setWorkerId(c.workerId())
                 .setRegion(c.region())
                 .setPartition(c.partition())
                 .setScore(c.score())
-                .setComponents(components)
+                .setComponents(Map.of())
+                .setComponentValues(DecisionComponents.values(componentNames, c.components()))
                 .build();
     }
 

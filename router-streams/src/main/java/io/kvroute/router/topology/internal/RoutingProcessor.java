@@ -10,6 +10,7 @@ import io.kvroute.router.routing.Router;
 import io.kvroute.router.routing.RoutingResult;
 import io.kvroute.router.routing.WorkerSnapshot;
 import io.kvroute.schemas.topics.CancelHeaders;
+import io.kvroute.schemas.topics.DecisionHeaders;
 import io.kvroute.schemas.topics.RunAttempt;
 import io.kvroute.schemas.v1.CancelRequest;
 import io.kvroute.schemas.v1.DecisionOutcome;
@@ -103,6 +104,7 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
     private final PeerPlacements peers;
     private final RequestReader requests;
     private final String routerInstance;
+    private final byte[] routerInstanceHeader;
     private final String policyName;
     private final String telemetryTopic;
     private final Deserializer<WorkerTelemetry> telemetryDeserializer;
@@ -164,6 +166,7 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
         this.requests = requests;
         this.peers = peers;
         this.routerInstance = routerInstance;
+        this.routerInstanceHeader = DecisionHeaders.instanceValue(routerInstance);
         this.fairShares = fairShares;
         this.releaseQuotas = releaseQuotas;
         this.fleet = fleet;
@@ -278,7 +281,8 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
         decision.setAttempt(attempt);
         decision.setReason(reasonPrefix + decision.getReason());
         context.forward(new Record<Object, Object>(id, dispatched, now, new RecordHeaders()), TopologyNames.DISPATCH_SINK);
-        context.forward(new Record<Object, Object>(id, decision, now, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
+        context.forward(new Record<Object, Object>(id, decision, now,
+                DecisionHeaders.markInstance(new RecordHeaders(), routerInstanceHeader)), TopologyNames.DECISIONS_SINK);
         inFlight.put(id, source == null ? dispatched : InFlightEntries.slim(dispatched, source));
         regionsDispatchedTo.add(placement.region());
         metrics.routed(placement.region(), policyName);
