@@ -22,19 +22,59 @@ public final class DecisionComponents {
 
     /** The names to write for these candidates' components: the first candidate's order, then any others'. */
     public static List<String> names(List<? extends Map<String, Double>> candidates) {
-        Set<String> names = new LinkedHashSet<>();
-        candidates.forEach(c -> names.addAll(c.keySet()));
-        return List.copyOf(names);
+        if (candidates.isEmpty()) {
+            return List.of();
+        }
+        List<String> first = new ArrayList<>(candidates.get(0).keySet());
+        Set<String> more = null;
+        for (int c = 1; c < candidates.size(); c++) {
+            if (!sameKeys(first, candidates.get(c))) { // one policy's candidates have the same keys, in order
+                if (more == null) {
+                    more = new LinkedHashSet<>(first);
+                }
+                more.addAll(candidates.get(c).keySet());
+            }
+        }
+        return more == null ? first : List.copyOf(more);
     }
 
     /** One candidate's values in the order of {@code names}; NaN for a name it does not have. */
     public static List<Float> values(List<String> names, Map<String, Double> components) {
+        List<Float> values = new ArrayList<>(names.size());
+        int i = 0;
+        for (Map.Entry<String, Double> e : components.entrySet()) { // in names' order, unless the candidate's keys differ
+            if (i >= names.size() || !names.get(i).equals(e.getKey())) {
+                return valuesByName(names, components);
+            }
+            values.add(e.getValue() == null ? Float.NaN : e.getValue().floatValue());
+            i++;
+        }
+        while (values.size() < names.size()) {
+            values.add(Float.NaN);
+        }
+        return values;
+    }
+
+    private static List<Float> valuesByName(List<String> names, Map<String, Double> components) {
         List<Float> values = new ArrayList<>(names.size());
         for (String name : names) {
             Double v = components.get(name);
             values.add(v == null ? Float.NaN : v.floatValue());
         }
         return values;
+    }
+
+    private static boolean sameKeys(List<String> keys, Map<String, Double> components) {
+        if (components.size() != keys.size()) {
+            return false;
+        }
+        int i = 0;
+        for (String key : components.keySet()) {
+            if (!keys.get(i++).equals(key)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

@@ -30,6 +30,16 @@ class DecisionComponentsTest {
     }
 
     @Test
+    void shouldWriteTheValuesOfACandidateWhoseKeysComeInAnotherOrder() {
+        Map<String, Double> chosen = ordered("ttft_ms", 1.0, "queue_ms", 2.0);
+        Map<String, Double> reversed = ordered("queue_ms", 4.0, "ttft_ms", 3.0);
+        List<String> names = DecisionComponents.names(List.of(chosen, reversed));
+        assertThat(names).containsExactly("ttft_ms", "queue_ms");
+        assertThat(DecisionComponents.values(names, reversed)).containsExactly(3f, 4f);
+        assertThat(DecisionComponents.values(names, Map.of("queue_ms", 5.0))).containsExactly(Float.NaN, 5f);
+    }
+
+    @Test
     void shouldReadTheMapOfAnOlderRouter() {
         RoutingDecision decision = decision(List.of(), List.of(candidate("a", List.of(), Map.of("queue", 3.0))));
         assertThat(DecisionComponents.of(decision, decision.getTopCandidates().get(0))).containsExactly(Map.entry("queue", 3.0));
