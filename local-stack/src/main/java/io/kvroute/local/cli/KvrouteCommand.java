@@ -32,6 +32,7 @@ import picocli.CommandLine.Parameters;
             KvrouteCommand.Router.class,
             KvrouteCommand.Worker.class,
             TopicsCommand.class,
+            AclsCommand.class,
             TransactionsCommand.class,
             SubmitCommand.class,
             CollectCommand.class,

@@ -5,18 +5,18 @@ import io.kvroute.platform.kafka.TopicCreator;
 import io.kvroute.schemas.topics.KvrouteTopics;
 import io.kvroute.schemas.topics.TopicSpec;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** Creates (or checks) every kvroute topic of a deployment with its declared settings. */
 @Command(name = "topics", mixinStandardHelpOptions = true,
         description = "Create kvroute's topics: requests, worker-telemetry (compacted), kv-events, dispatch.<region>, decisions, responses, dlq.")
 public final class TopicsCommand implements Callable<Integer> {
-    @Option(names = "--bootstrap-servers", defaultValue = "127.0.0.1:9092", description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE}).")
-    String bootstrapServers;
+    @Mixin
+    AdminConnection connection;
 
     @Option(names = "--topic-prefix", defaultValue = KvrouteTopics.DEFAULT_PREFIX, description = "Topic name prefix (default: ${DEFAULT-VALUE}).")
     String prefix;
@@ -33,7 +33,7 @@ public final class TopicsCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         List<TopicSpec<?>> specs = new KvrouteTopics(prefix, partitions).all(LocalFleet.parse(regions).gpusByRegion());
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers))) {
+        try (Admin admin = Admin.create(connection.settings())) {
             new TopicCreator(admin, replicationFactor).ensure(specs);
         }
         specs.forEach(s -> System.out.printf("%-40s partitions=%d %s%n", s.name(), s.partitions(), s.compacted() ? "compacted" : ""));

@@ -4,10 +4,10 @@ import io.kvroute.platform.kafka.transactions.HangingTransactionRule;
 import io.kvroute.platform.kafka.transactions.HangingTransactions;
 import io.kvroute.platform.kafka.transactions.HangingTransaction;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -18,8 +18,8 @@ import picocli.CommandLine.Option;
 @Command(name = "transactions", mixinStandardHelpOptions = true,
         description = "Find transactions left hanging on partitions (a broker restart can leave them) and abort them with --abort.")
 public final class TransactionsCommand implements Callable<Integer> {
-    @Option(names = "--bootstrap-servers", defaultValue = "127.0.0.1:9092", description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE}).")
-    String bootstrapServers;
+    @Mixin
+    AdminConnection connection;
 
     @Option(names = "--abort", description = "Abort what is found (its writes are discarded; kvroute's workers run those requests again).")
     boolean abort;
@@ -35,7 +35,7 @@ public final class TransactionsCommand implements Callable<Integer> {
     /** Exit status: 0 nothing hanging (or all of it aborted), 1 hanging transactions left. */
     @Override
     public Integer call() {
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers))) {
+        try (Admin admin = Admin.create(connection.settings())) {
             HangingTransactions transactions = new HangingTransactions(admin,
                     new HangingTransactionRule(graceMs, maxTimeoutMs), System::currentTimeMillis);
             List<HangingTransaction> found = transactions.find();

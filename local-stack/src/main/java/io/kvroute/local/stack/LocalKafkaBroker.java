@@ -5,9 +5,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.Uuid;
@@ -19,6 +22,10 @@ import org.apache.kafka.common.Uuid;
  * brokers, topics replicated three ways (two ways with two brokers), two in sync with three or
  * more, so a broker can crash while the others keep every partition led and writable. Storage is formatted on first
  * start; a restart on the same directory keeps the data.
+ *
+ * <p>{@link #secured} makes it a cluster as production runs one: SASL on every listener (SCRAM-SHA-512 for clients,
+ * PLAIN for the administrator the nodes also use among themselves), Kafka's KRaft authorizer, and no access without
+ * an ACL except for the administrator (a super user).
  */
 public final class LocalKafkaBroker implements AutoCloseable {
     private static final int CONTROLLER_ONLY_ID = 100;
@@ -28,6 +35,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
     private final int controllerPort;
     private final List<Node> brokers = new ArrayList<>();
     private final Node controllerOnly;
+    private BrokerAdmin admin;
 
     public LocalKafkaBroker(Path dir, String heap) {
         this(dir, heap, 1);
@@ -57,6 +65,46 @@ public final class LocalKafkaBroker implements AutoCloseable {
             brokers.add(new Node(i, port, brokerCount == 1 ? "broker,controller" : "broker"));
         }
         this.controllerOnly = brokerCount == 1 ? null : new Node(CONTROLLER_ONLY_ID, this.controllerPort, "controller");
+    }
+
+    /**
+     * Requires authentication and ACLs, with {@code admin} as the super user (set before the first {@link #start()}):
+     * clients then need {@link #adminClientSettings()} or SCRAM credentials the administrator created.
+     */
+    public LocalKafkaBroker secured(BrokerAdmin admin) {
+        this.admin = admin;
+        return this;
+    }
+
+    /** The administrator's SASL/PLAIN user and password; the password is never shown by {@link #toString()}. */
+    public record BrokerAdmin(String user, String password) {
+        public BrokerAdmin {
+            if (!user.matches("[A-Za-z0-9_.-]+") || password.isEmpty() || password.contains("\"") || password.contains("\\")) {
+                throw new IllegalArgumentException("the broker admin needs a plain user name and a password without quotes or backslashes");
+            }
+        }
+
+        String jaas(boolean withUsers) {
+            return "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"" + user + "\" password=\"" + password + "\""
+                    + (withUsers ? " user_" + user + "=\"" + password + "\"" : "") + ";";
+        }
+
+        @Override
+        public String toString() {
+            return "BrokerAdmin[user=" + user + ", password=(hidden)]";
+        }
+    }
+
+    /** Client settings of the cluster's administrator: bootstrap servers, and SASL/PLAIN when {@link #secured}. */
+    public Map<String, Object> adminClientSettings() {
+        Map<String, Object> settings = new HashMap<>();
+        settings.put("bootstrap.servers", bootstrapServers());
+        if (admin != null) {
+            settings.put("security.protocol", "SASL_PLAINTEXT");
+            settings.put("sasl.mechanism", "PLAIN");
+            settings.put("sasl.jaas.config", admin.jaas(false));
+        }
+        return settings;
     }
 
     /** Each broker's own log (their transaction coordinators write there). */
@@ -134,15 +182,19 @@ public final class LocalKafkaBroker implements AutoCloseable {
         p.setProperty("node.id", Integer.toString(node.id));
         p.setProperty("controller.quorum.voters", controllerId + "@127.0.0.1:" + controllerPort);
         p.setProperty("controller.listener.names", "CONTROLLER");
-        p.setProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        String protocol = admin == null ? "PLAINTEXT" : "SASL_PLAINTEXT";
+        p.setProperty("listener.security.protocol.map", protocol + ":" + protocol + ",CONTROLLER:" + protocol);
         p.setProperty("log.dirs", node.dataDir().toString());
+        if (admin != null) {
+            secure(p);
+        }
         if (node.roles.equals("controller")) {
             p.setProperty("listeners", "CONTROLLER://127.0.0.1:" + controllerPort);
         } else {
-            p.setProperty("listeners", "PLAINTEXT://127.0.0.1:" + node.port
+            p.setProperty("listeners", protocol + "://127.0.0.1:" + node.port
                     + (node.roles.contains("controller") ? ",CONTROLLER://127.0.0.1:" + controllerPort : ""));
-            p.setProperty("advertised.listeners", "PLAINTEXT://127.0.0.1:" + node.port);
-            p.setProperty("inter.broker.listener.name", "PLAINTEXT");
+            p.setProperty("advertised.listeners", protocol + "://127.0.0.1:" + node.port);
+            p.setProperty("inter.broker.listener.name", protocol);
             int replicas = replicationFactor();
             // two in sync only when a third replica exists: with two brokers, one down must not stop writes
             int inSync = brokers.size() >= 3 ? 2 : 1;
@@ -164,7 +216,29 @@ public final class LocalKafkaBroker implements AutoCloseable {
         try (var out = Files.newBufferedWriter(file)) {
             p.store(out, "kvroute local stack " + node.name());
         }
+        if (admin != null) { // it holds the admin's password
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        }
         return file;
+    }
+
+    /**
+     * SASL on both listeners: clients authenticate with SCRAM-SHA-512 (credentials kept in the cluster's metadata) or,
+     * the administrator only, PLAIN; nodes talk to each other as the administrator. KRaft's own authorizer, deny by
+     * default.
+     */
+    private void secure(Properties p) {
+        p.setProperty("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-512");
+        p.setProperty("sasl.mechanism.inter.broker.protocol", "PLAIN");
+        p.setProperty("sasl.mechanism.controller.protocol", "PLAIN");
+        p.setProperty("listener.name.sasl_plaintext.plain.sasl.jaas.config", admin.jaas(true));
+        p.setProperty("listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config",
+                "org.apache.kafka.common.security.scram.ScramLoginModule required;");
+        p.setProperty("listener.name.controller.sasl.enabled.mechanisms", "PLAIN");
+        p.setProperty("listener.name.controller.plain.sasl.jaas.config", admin.jaas(true));
+        p.setProperty("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+        p.setProperty("super.users", "User:" + admin.user());
+        p.setProperty("allow.everyone.if.no.acl.found", "false");
     }
 
     private String writeLogConfig() {

@@ -1,0 +1,118 @@
+package io.kvroute.local.cli;
+
+import io.kvroute.platform.kafka.acls.KvrouteAcls;
+import io.kvroute.schemas.topics.KvrouteTopics;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.acl.AclBinding;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** Prints, and with {@code --apply} creates, the least ACLs of each role of a deployment ({@link KvrouteAcls}). */
+@Command(name = "acls", mixinStandardHelpOptions = true,
+        description = {"Print (or --apply) the ACLs each role needs on a cluster with an authorizer: tenants, routers, workers, operators.",
+            "Example: kvroute acls --tenant User:acme --router User:router --worker User:gpu-east=us-east --operator User:ops"})
+public final class AclsCommand implements Callable<Integer> {
+    private static final long APPLY_TIMEOUT_MS = 30_000;
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    AdminConnection connection;
+
+    @Option(names = "--topic-prefix", defaultValue = KvrouteTopics.DEFAULT_PREFIX, description = "The deployment's topic prefix (default: ${DEFAULT-VALUE}).")
+    String prefix;
+
+    @Option(names = "--router-application-id", defaultValue = "kvroute-router",
+            description = "The routers' router.application.id (default: ${DEFAULT-VALUE}).")
+    String routerApplicationId;
+
+    @Option(names = "--tenant", paramLabel = "PRINCIPAL", description = "A client that submits and collects, e.g. User:acme (repeatable).")
+    List<String> tenants = new ArrayList<>();
+
+    @Option(names = "--router", paramLabel = "PRINCIPAL", description = "The routers' principal, e.g. User:router (repeatable).")
+    List<String> routers = new ArrayList<>();
+
+    @Option(names = "--worker", paramLabel = "PRINCIPAL=REGION[/WORKER_ID]",
+            description = "A worker principal and its region, e.g. User:gpu-east=us-east; with /WORKER_ID only that worker's transactional id (repeatable).")
+    List<String> workers = new ArrayList<>();
+
+    @Option(names = "--operator", paramLabel = "PRINCIPAL", description = "An operator, e.g. User:ops (repeatable).")
+    List<String> operators = new ArrayList<>();
+
+    @Option(names = "--apply", description = "Create the ACLs on the cluster (as a principal allowed to alter ACLs: --command-config).")
+    boolean apply;
+
+    @Override
+    public Integer call() {
+        Map<String, List<AclBinding>> byRole = plan();
+        if (byRole.isEmpty()) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "name at least one principal: --tenant, --router, --worker or --operator");
+        }
+        byRole.forEach((role, bindings) -> {
+            System.out.println("# " + role);
+            bindings.forEach(b -> System.out.println(line(b)));
+        });
+        if (!apply) {
+            return 0;
+        }
+        List<AclBinding> all = byRole.values().stream().flatMap(List::stream).toList();
+        try (Admin admin = Admin.create(connection.settings())) {
+            admin.createAcls(all).all().get(APPLY_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            System.err.println("kvroute acls: creating the ACLs on " + connection.bootstrapServers() + " failed: " + e.getCause());
+            return 1;
+        } catch (TimeoutException e) {
+            System.err.println("kvroute acls: no answer from " + connection.bootstrapServers() + " within " + APPLY_TIMEOUT_MS + " ms");
+            return 1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 1;
+        }
+        System.out.println(all.size() + " ACL(s) created on " + connection.bootstrapServers());
+        return 0;
+    }
+
+    /** The bindings of every named principal, by role and principal, in the order given. */
+    Map<String, List<AclBinding>> plan() {
+        KvrouteAcls acls = new KvrouteAcls(prefix, routerApplicationId);
+        Map<String, List<AclBinding>> byRole = new LinkedHashMap<>();
+        try {
+            tenants.forEach(p -> byRole.put("tenant " + p, acls.tenant(p)));
+            routers.forEach(p -> byRole.put("router " + p, acls.router(p)));
+            for (String worker : workers) {
+                int eq = worker.lastIndexOf('=');
+                if (eq <= 0 || eq == worker.length() - 1) {
+                    throw new IllegalArgumentException("--worker takes PRINCIPAL=REGION[/WORKER_ID], was '" + worker + "'");
+                }
+                String[] regionAndId = worker.substring(eq + 1).split("/", 2);
+                String principal = worker.substring(0, eq);
+                byRole.put("worker " + principal + " in " + regionAndId[0],
+                        acls.worker(principal, regionAndId[0], regionAndId.length == 2 ? regionAndId[1] : null));
+            }
+            operators.forEach(p -> byRole.put("operator " + p, acls.operator(p)));
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        return byRole;
+    }
+
+    /** One binding as a line: permission, principal, operation, resource type, pattern, name. */
+    static String line(AclBinding b) {
+        return String.format("%-5s %-24s %-16s %-16s %-8s %s", b.entry().permissionType(), b.entry().principal(), b.entry().operation(),
+                b.pattern().resourceType(), b.pattern().patternType(), b.pattern().name());
+    }
+}

@@ -1,0 +1,138 @@
+package io.kvroute.platform.kafka.acls;
+
+import io.kvroute.schemas.topics.KvrouteTopics;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
+
+/**
+ * The least ACLs each kvroute role needs on a cluster with an authorizer, for one deployment (its topic prefix and
+ * router application id). A role is granted what its processes read and write, and nothing else:
+ *
+ * <ul>
+ * <li><b>tenant</b> (a client that submits and collects): writes requests and cancellations, reads responses.
+ * It cannot read decisions, telemetry, KV events, dispatch topics or the dead letters.</li>
+ * <li><b>router</b>: reads requests, telemetry, KV events, cancellations, responses and its peers' decisions;
+ * writes dispatch topics, decisions, responses (refusals), cancellations (re-placement markers) and dead letters;
+ * owns its Kafka Streams application: its group, its transactional ids and its internal topics.</li>
+ * <li><b>worker</b> of one region: reads its region's dispatch topic in its region's group and cancellations; writes
+ * responses, telemetry, KV events and dead letters under its transactional id.</li>
+ * <li><b>operator</b>: everything under the deployment's names (create topics, inspect and abort transactions).</li>
+ * </ul>
+ *
+ * Within one deployment every tenant reads every tenant's responses: tenants that must not see each other run one
+ * deployment each (their own topic prefix and router), until requests and responses are split per tenant.
+ */
+public final class KvrouteAcls {
+    private final KvrouteTopics topics;
+    private final String routerApplicationId;
+
+    public KvrouteAcls(String topicPrefix, String routerApplicationId) {
+        this.topics = new KvrouteTopics(topicPrefix, KvrouteTopics.DEFAULT_PARTITIONS);
+        this.routerApplicationId = routerApplicationId;
+    }
+
+    /** What a client submitting requests and collecting their results may do. */
+    public List<AclBinding> tenant(String principal) {
+        Grants g = new Grants(principal);
+        g.topic(topics.requests().name(), AclOperation.WRITE, AclOperation.DESCRIBE);
+        g.topic(topics.cancellations().name(), AclOperation.WRITE, AclOperation.DESCRIBE);
+        g.topic(topics.responses().name(), AclOperation.READ, AclOperation.DESCRIBE);
+        return g.bindings;
+    }
+
+    /** What a router instance may do; every instance of one deployment shares its application id. */
+    public List<AclBinding> router(String principal) {
+        Grants g = new Grants(principal);
+        for (String read : List.of(topics.requests().name(), topics.workerTelemetry().name(), topics.kvEvents().name())) {
+            g.topic(read, AclOperation.READ, AclOperation.DESCRIBE);
+        }
+        for (String readWrite : List.of(topics.cancellations().name(), topics.responses().name(), topics.decisions().name())) {
+            g.topic(readWrite, AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE);
+        }
+        g.topic(topics.deadLetters().name(), AclOperation.WRITE, AclOperation.DESCRIBE);
+        g.add(new ResourcePattern(ResourceType.TOPIC, dispatchTopicPrefix(), PatternType.PREFIXED), AclOperation.WRITE, AclOperation.DESCRIBE);
+        // Kafka Streams: internal topics (changelogs, admission), the group, and the transactional ids of exactly-once
+        g.add(new ResourcePattern(ResourceType.TOPIC, routerApplicationId + "-", PatternType.PREFIXED), AclOperation.ALL);
+        g.add(new ResourcePattern(ResourceType.GROUP, routerApplicationId, PatternType.LITERAL), AclOperation.READ, AclOperation.DESCRIBE);
+        g.add(new ResourcePattern(ResourceType.TRANSACTIONAL_ID, routerApplicationId + "-", PatternType.PREFIXED),
+                AclOperation.WRITE, AclOperation.DESCRIBE);
+        return g.bindings;
+    }
+
+    /**
+     * What a worker of {@code region} may do. With {@code workerId} its transactional id is granted literally (it
+     * cannot fence another worker); without, any worker id of the deployment (one principal for a region's workers).
+     */
+    public List<AclBinding> worker(String principal, String region, String workerId) {
+        Grants g = new Grants(principal);
+        g.topic(topics.dispatchTopic(region), AclOperation.READ, AclOperation.DESCRIBE);
+        g.topic(topics.cancellations().name(), AclOperation.READ, AclOperation.DESCRIBE);
+        for (String write : List.of(topics.responses().name(), topics.workerTelemetry().name(), topics.kvEvents().name(),
+                topics.deadLetters().name())) {
+            g.topic(write, AclOperation.WRITE, AclOperation.DESCRIBE);
+        }
+        g.add(new ResourcePattern(ResourceType.GROUP, workerGroup(region), PatternType.LITERAL), AclOperation.READ, AclOperation.DESCRIBE);
+        String transactionalIds = topics.prefix() + "-worker-";
+        g.add(workerId == null
+                ? new ResourcePattern(ResourceType.TRANSACTIONAL_ID, transactionalIds, PatternType.PREFIXED)
+                : new ResourcePattern(ResourceType.TRANSACTIONAL_ID, transactionalIds + workerId, PatternType.LITERAL),
+                AclOperation.WRITE, AclOperation.DESCRIBE);
+        return g.bindings;
+    }
+
+    /** What an operator may do: everything under the deployment's names, and inspecting the cluster. */
+    public List<AclBinding> operator(String principal) {
+        Grants g = new Grants(principal);
+        for (String prefix : List.of(topics.prefix() + ".", routerApplicationId + "-")) {
+            g.add(new ResourcePattern(ResourceType.TOPIC, prefix, PatternType.PREFIXED), AclOperation.ALL);
+        }
+        g.add(new ResourcePattern(ResourceType.GROUP, topics.prefix() + ".", PatternType.PREFIXED), AclOperation.ALL);
+        g.add(new ResourcePattern(ResourceType.GROUP, routerApplicationId, PatternType.LITERAL), AclOperation.ALL);
+        for (String prefix : List.of(topics.prefix() + "-worker-", routerApplicationId + "-")) {
+            g.add(new ResourcePattern(ResourceType.TRANSACTIONAL_ID, prefix, PatternType.PREFIXED), AclOperation.ALL);
+        }
+        g.add(new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL) /* the cluster resource's only name */,
+                AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS);
+        return g.bindings;
+    }
+
+    /** The consumer group of a region's workers, as {@code WorkerConfig.groupId} names it. */
+    public String workerGroup(String region) {
+        return topics.prefix() + ".worker." + region;
+    }
+
+    private String dispatchTopicPrefix() {
+        String oneRegion = topics.dispatchTopic("r");
+        return oneRegion.substring(0, oneRegion.length() - 1);
+    }
+
+    /** Allow entries of one principal from any host. */
+    private static final class Grants {
+        private final String principal;
+        private final List<AclBinding> bindings = new ArrayList<>();
+
+        Grants(String principal) {
+            if (principal == null || !principal.matches("[A-Za-z]+:.+")) {
+                throw new IllegalArgumentException("a principal is TYPE:NAME, e.g. User:router, was '" + principal + "'");
+            }
+            this.principal = principal;
+        }
+
+        void topic(String name, AclOperation... operations) {
+            add(new ResourcePattern(ResourceType.TOPIC, name, PatternType.LITERAL), operations);
+        }
+
+        void add(ResourcePattern resource, AclOperation... operations) {
+            for (AclOperation operation : operations) {
+                bindings.add(new AclBinding(resource, new AccessControlEntry(principal, "*", operation, AclPermissionType.ALLOW)));
+            }
+        }
+    }
+}
