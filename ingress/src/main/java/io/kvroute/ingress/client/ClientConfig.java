@@ -59,7 +59,7 @@ public final class ClientConfig {
                     "How long a result with chunks still missing waits for them before it is delivered with the chunks at hand.")
             .password(PREFIX_SALT, "Secret (at least " + PrefixSalt.MIN_SECRET_CHARS + " characters) that prefix hashes are salted with, "
                     + "for every tenant this client submits for; clients given the same salt share prefixes. Default: each tenant's own, from its name.")
-            .string(PREFIX_SALT_FILE, null, "a readable file",
+            .stringWorkedOut(PREFIX_SALT_FILE, "(none)", "a readable file",
                     "A file holding " + PREFIX_SALT + " (surrounding whitespace dropped), instead of the setting itself.")
             .build();
 
