@@ -1,18 +1,30 @@
 package io.kvroute.ingress.client;
 
+import io.kvroute.ingress.prompt.PrefixSalt;
 import io.kvroute.ingress.prompt.PromptHasher;
 import io.kvroute.platform.config.ConfigException;
 import io.kvroute.platform.config.SettingDefs;
 import io.kvroute.platform.config.Settings;
 import io.kvroute.schemas.topics.KvrouteTopics;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
 
 /**
  * Everything a {@link KvrouteClient} (and the CLI readers) need, validated when built so a bad
  * setting fails at start-up with its key and value. Keys under {@value #KAFKA_PREFIX} go to the
  * Kafka producer and consumers unchanged (minus the prefix), after kvroute's own settings, so
  * they can tune but cannot switch off idempotence or {@code read_committed}.
+ *
+ * <p>The prefix salt ({@value #PREFIX_SALT}, or the file {@value #PREFIX_SALT_FILE} names) is a
+ * secret: give it in a properties file, the {@code KVROUTE_INGRESS_PREFIX_SALT} environment variable
+ * or a file, never on a command line. Only its digest is kept, and no message or {@link #toString()}
+ * shows it.
  */
 public final class ClientConfig {
     public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
@@ -22,6 +34,8 @@ public final class ClientConfig {
     public static final String CLIENT_ID = "ingress.client.id";
     public static final String PREFIX_BLOCK_TOKENS = "ingress.prefix.block.tokens";
     public static final String CHUNK_GRACE_MS = "ingress.chunk.grace.ms";
+    public static final String PREFIX_SALT = "ingress.prefix.salt";
+    public static final String PREFIX_SALT_FILE = "ingress.prefix.salt.file";
     public static final String KAFKA_PREFIX = "kafka.";
 
     public static final String DEFAULT_TENANT = "default";
@@ -43,6 +57,10 @@ public final class ClientConfig {
                     "Tokens per prompt block hashed for prefix routing; the size travels with each request.")
             .longRange(CHUNK_GRACE_MS, 0, 3_600_000, DEFAULT_CHUNK_GRACE_MS,
                     "How long a result with chunks still missing waits for them before it is delivered with the chunks at hand.")
+            .password(PREFIX_SALT, "Secret (at least " + PrefixSalt.MIN_SECRET_CHARS + " characters) that prefix hashes are salted with, "
+                    + "for every tenant this client submits for; clients given the same salt share prefixes. Default: each tenant's own, from its name.")
+            .stringWorkedOut(PREFIX_SALT_FILE, "(none)", "a readable file",
+                    "A file holding " + PREFIX_SALT + " (surrounding whitespace dropped), instead of the setting itself.")
             .build();
 
     private final String bootstrapServers;
@@ -52,6 +70,7 @@ public final class ClientConfig {
     private final String clientId;
     private final int prefixBlockTokens;
     private final long chunkGraceMs;
+    private final PrefixSalt prefixSalt;
     private final Map<String, Object> kafkaOverrides;
 
     private ClientConfig(Settings settings) {
@@ -67,7 +86,36 @@ public final class ClientConfig {
         this.clientId = settings.string(CLIENT_ID, DEFAULT_CLIENT_ID);
         this.prefixBlockTokens = settings.has(PREFIX_BLOCK_TOKENS) ? DEFINITIONS.intValue(settings, PREFIX_BLOCK_TOKENS) : DEFAULT_PREFIX_BLOCK_TOKENS;
         this.chunkGraceMs = settings.has(CHUNK_GRACE_MS) ? DEFINITIONS.longValue(settings, CHUNK_GRACE_MS) : DEFAULT_CHUNK_GRACE_MS;
+        this.prefixSalt = prefixSalt(settings);
         this.kafkaOverrides = Map.copyOf(settings.withPrefix(KAFKA_PREFIX));
+    }
+
+    /** The configured salt, or null for each tenant's own; messages name the key and the length, never the value. */
+    private static PrefixSalt prefixSalt(Settings settings) {
+        if (settings.has(PREFIX_SALT) && settings.has(PREFIX_SALT_FILE)) {
+            throw new ConfigException(PREFIX_SALT_FILE, settings.string(PREFIX_SALT_FILE), "cannot be set together with " + PREFIX_SALT);
+        }
+        String key = PREFIX_SALT;
+        String secret = null;
+        if (settings.has(PREFIX_SALT)) {
+            secret = settings.string(PREFIX_SALT);
+        } else if (settings.has(PREFIX_SALT_FILE)) {
+            key = PREFIX_SALT_FILE;
+            String file = settings.string(PREFIX_SALT_FILE);
+            try {
+                secret = Files.readString(Path.of(file)).strip();
+            } catch (IOException | InvalidPathException e) {
+                throw new ConfigException(PREFIX_SALT_FILE, file, "cannot be read (" + e.getClass().getSimpleName() + ")");
+            }
+        }
+        if (secret == null) {
+            return null;
+        }
+        if (secret.length() < PrefixSalt.MIN_SECRET_CHARS) {
+            throw new ConfigException(key, "***", "the salt must have at least " + PrefixSalt.MIN_SECRET_CHARS
+                    + " characters, had " + secret.length());
+        }
+        return PrefixSalt.ofSecret(secret);
     }
 
     public static ClientConfig from(Settings settings) {
@@ -106,6 +154,11 @@ public final class ClientConfig {
         return chunkGraceMs;
     }
 
+    /** The configured prefix salt, or empty when each tenant's requests are salted with the tenant's own. */
+    public Optional<PrefixSalt> prefixSalt() {
+        return Optional.ofNullable(prefixSalt);
+    }
+
     /** The serde configuration: the registry URL. */
     public Map<String, Object> serdeConfig() {
         return Map.of(SCHEMA_REGISTRY_URL, schemaRegistryUrl);
@@ -126,6 +179,16 @@ public final class ClientConfig {
         config.put("enable.auto.commit", "false");
         config.remove("group.id");
         return config;
+    }
+
+    /** The settings without secrets: the prefix salt masked, and the Kafka pass-through by key only (it may hold credentials). */
+    @Override
+    public String toString() {
+        return "ClientConfig[bootstrapServers=" + bootstrapServers + ", schemaRegistryUrl=" + schemaRegistryUrl
+                + ", topicPrefix=" + topics.prefix() + ", tenant=" + tenant + ", clientId=" + clientId
+                + ", prefixBlockTokens=" + prefixBlockTokens + ", chunkGraceMs=" + chunkGraceMs
+                + ", prefixSalt=" + (prefixSalt == null ? "per tenant" : "***")
+                + ", kafka=" + new TreeSet<>(kafkaOverrides.keySet()) + "]";
     }
 
     private Map<String, Object> base(String clientIdSuffix) {

@@ -64,7 +64,8 @@ public final class KvrouteClient implements AutoCloseable {
     public KvrouteClient(ClientConfig config, Clock clock) {
         this.config = config;
         this.clock = clock;
-        this.factory = new InferenceRequestFactory(new PromptHasher(config.prefixBlockTokens()), config.tenant(), clock);
+        this.factory = new InferenceRequestFactory(new PromptHasher(config.prefixBlockTokens()), config.tenant(),
+                config.prefixSalt().orElse(null), clock);
         this.serdes = new Serdes(config.serdeConfig());
         this.requestsTopic = config.topics().requests().name();
         this.producer = new KafkaProducer<>(config.producerConfig(), new StringSerializer(),

@@ -1,8 +1,12 @@
 package io.kvroute.ingress.prompt;
 
 import io.kvroute.schemas.v1.ChatMessage;
+import java.nio.ByteBuffer;
+import java.security.GeneralSecurityException;
 import java.util.List;
 import java.util.Objects;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Turns a prompt into a {@link PromptFingerprint}: the token estimate and the chained block hashes
@@ -17,6 +21,13 @@ import java.util.Objects;
  * equal prefixes up to block i. Block content is hashed as UTF-16 code units, so a block boundary
  * inside a surrogate pair is harmless. The functions are fixed 64-bit arithmetic, identical on
  * every JVM.
+ *
+ * <p>Requests are fingerprinted under a {@link PrefixSalt}: each link of the chain is then
+ * {@code h_i = HMAC-SHA256(key, h_{i-1} || hash64(block_i))} cut to 64 bits, so requests under
+ * different salts never share a hash, and without the key nobody can check a guessed prompt
+ * against published hashes (an unkeyed step would let anyone who sees {@code h_{i-1}} test guesses
+ * of block i, and a keyed first link alone can be inverted). The unsalted chain remains for
+ * workloads whose hash ids are given unsalted, such as replayed traces.
  */
 public final class PromptHasher {
     public static final int DEFAULT_BLOCK_TOKENS = 64;
@@ -44,12 +55,24 @@ public final class PromptHasher {
         return blockTokens;
     }
 
+    /** The unsalted fingerprint: for workloads whose hashes are given unsalted (traces); requests use {@link #fingerprint(String, PrefixSalt)}. */
     public PromptFingerprint fingerprint(String prompt) {
-        return fingerprintText(Objects.requireNonNull(prompt, "prompt"));
+        return fingerprintText(Objects.requireNonNull(prompt, "prompt"), null);
     }
 
+    /** The unsalted fingerprint of chat messages; requests use {@link #fingerprint(List, PrefixSalt)}. */
     public PromptFingerprint fingerprint(List<ChatMessage> messages) {
-        return fingerprintText(canonicalText(messages));
+        return fingerprintText(canonicalText(messages), null);
+    }
+
+    /** The fingerprint with its hash chain keyed by {@code salt}. */
+    public PromptFingerprint fingerprint(String prompt, PrefixSalt salt) {
+        return fingerprintText(Objects.requireNonNull(prompt, "prompt"), Objects.requireNonNull(salt, "salt"));
+    }
+
+    /** The fingerprint of chat messages with its hash chain keyed by {@code salt}. */
+    public PromptFingerprint fingerprint(List<ChatMessage> messages, PrefixSalt salt) {
+        return fingerprintText(canonicalText(messages), Objects.requireNonNull(salt, "salt"));
     }
 
     /** The text every message renders to, in order; the hashes and the estimate are taken from it. */
@@ -66,16 +89,39 @@ public final class PromptHasher {
         return (int) ((chars + (long) CHARS_PER_TOKEN - 1) / CHARS_PER_TOKEN);
     }
 
-    private PromptFingerprint fingerprintText(String text) {
+    private PromptFingerprint fingerprintText(String text, PrefixSalt salt) {
         int blockChars = blockTokens * CHARS_PER_TOKEN;
         int blocks = text.length() / blockChars;
         long[] hashes = new long[blocks];
+        KeyedLink keyed = salt == null || blocks == 0 ? null : new KeyedLink(salt);
         long chain = CHAIN_SEED;
         for (int i = 0; i < blocks; i++) {
-            chain = combine(chain, hashChars(text, i * blockChars, blockChars));
+            long block = hashChars(text, i * blockChars, blockChars);
+            chain = keyed == null ? combine(chain, block) : keyed.link(chain, block);
             hashes[i] = chain;
         }
         return new PromptFingerprint(estimateTokens(text.length()), hashes, blockTokens);
+    }
+
+    /** One link of a salted chain: HMAC-SHA256 under the salt's key of the previous link and the block's hash, cut to 64 bits. */
+    static final class KeyedLink {
+        private final Mac mac;
+        private final ByteBuffer input = ByteBuffer.allocate(2 * Long.BYTES);
+
+        KeyedLink(PrefixSalt salt) {
+            try {
+                mac = Mac.getInstance("HmacSHA256");
+                mac.init(new SecretKeySpec(salt.key(), "HmacSHA256"));
+            } catch (GeneralSecurityException e) {
+                throw new IllegalStateException("every Java platform has HmacSHA256", e);
+            }
+        }
+
+        long link(long previous, long block) {
+            input.clear();
+            input.putLong(previous).putLong(block);
+            return ByteBuffer.wrap(mac.doFinal(input.array())).getLong();
+        }
     }
 
     static long combine(long previous, long block) {

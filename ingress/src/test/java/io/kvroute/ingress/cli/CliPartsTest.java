@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvroute.ingress.client.ClientConfig;
+import io.kvroute.ingress.prompt.PrefixSalt;
 import io.kvroute.platform.config.ConfigException;
 import io.kvroute.schemas.v1.CandidateScore;
 import io.kvroute.schemas.v1.DecisionOutcome;
@@ -79,6 +80,19 @@ class CliPartsTest {
         assertThat(config.tenant()).isEqualTo("envtenant");
         assertThat(config.producerConfig()).containsEntry("linger.ms", "7").containsEntry("acks", "all").containsEntry("enable.idempotence", "true");
         assertThat(config.readerConfig("x")).containsEntry("isolation.level", "read_committed").doesNotContainKey("group.id");
+    }
+
+    @Test
+    void shouldTakeThePrefixSaltFromTheEnvironmentOrAFileItNames(@TempDir Path dir) throws Exception {
+        String secret = "salt-from-the-environment-0001";
+        Path file = Files.writeString(dir.resolve("salt"), secret + "\n");
+
+        ClientConfig fromEnv = new ConnectionOptions(Map.of("KVROUTE_INGRESS_PREFIX_SALT", secret)).clientConfig(Map.of());
+        ClientConfig fromFile = new ConnectionOptions(Map.of("KVROUTE_INGRESS_PREFIX_SALT_FILE", file.toString())).clientConfig(Map.of());
+
+        assertThat(fromEnv.prefixSalt()).contains(PrefixSalt.ofSecret(secret));
+        assertThat(fromFile.prefixSalt()).contains(PrefixSalt.ofSecret(secret));
+        assertThat(fromEnv.toString()).doesNotContain(secret);
     }
 
     @Test

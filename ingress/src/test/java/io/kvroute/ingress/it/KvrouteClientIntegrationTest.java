@@ -10,6 +10,7 @@ import io.kvroute.ingress.client.Completion;
 import io.kvroute.ingress.client.KvrouteClient;
 import io.kvroute.ingress.client.ResponseCollector;
 import io.kvroute.ingress.client.SubmitRequest;
+import io.kvroute.ingress.prompt.PrefixSalt;
 import io.kvroute.ingress.prompt.PromptHasher;
 import io.kvroute.schemas.v1.ChatMessage;
 import io.kvroute.schemas.v1.InferenceRequest;
@@ -78,7 +79,9 @@ class KvrouteClientIntegrationTest {
         assertThat(chatRecord.getTenant()).isEqualTo("default");
         assertThat(chatRecord.getMessages()).isEqualTo(messages);
         assertThat(chatRecord.getPrompt()).isNull();
-        assertThat(chatRecord.getPrefixBlockHashes()).isEqualTo(hasher.fingerprint(messages).hashList()).isNotEmpty();
+        assertThat(chatRecord.getPrefixBlockHashes()).isEqualTo(hasher.fingerprint(messages, PrefixSalt.ofTenant("default")).hashList())
+                .isNotEmpty();
+        assertThat(chatRecord.getCacheSalt()).isEqualTo(PrefixSalt.ofTenant("default").cacheSalt());
         assertThat(chatRecord.getPrefixBlockHashes()).hasSize(PromptHasher.canonicalText(messages).length() / 256);
         assertThat(chatRecord.getPromptTokenEstimate()).isEqualTo(PromptHasher.estimateTokens(PromptHasher.canonicalText(messages).length()));
         assertThat(chatRecord.getPrefixBlockTokens()).isEqualTo(64);
@@ -89,7 +92,8 @@ class KvrouteClientIntegrationTest {
         assertThat(textRecord.getTenant()).isEqualTo("acme");
         assertThat(textRecord.getPrompt()).isEqualTo(SYSTEM + "Continue:");
         assertThat(textRecord.getMessages()).isNull();
-        assertThat(textRecord.getPrefixBlockHashes()).isEqualTo(hasher.fingerprint(SYSTEM + "Continue:").hashList());
+        assertThat(textRecord.getPrefixBlockHashes()).isEqualTo(hasher.fingerprint(SYSTEM + "Continue:", PrefixSalt.ofTenant("acme")).hashList());
+        assertThat(textRecord.getCacheSalt()).isEqualTo(PrefixSalt.ofTenant("acme").cacheSalt());
         assertThat(textRecord.getPriority()).isEqualTo(Priority.BATCH);
     }
 

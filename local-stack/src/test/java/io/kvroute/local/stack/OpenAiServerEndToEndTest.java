@@ -7,6 +7,7 @@ import io.kvroute.ingress.client.ClientConfig;
 import io.kvroute.ingress.client.Completion;
 import io.kvroute.ingress.client.KvrouteClient;
 import io.kvroute.ingress.client.SubmitRequest;
+import io.kvroute.ingress.prompt.PrefixSalt;
 import io.kvroute.platform.testing.TestKafka;
 import io.kvroute.platform.testing.TestRegistry;
 import io.kvroute.schemas.topics.KvrouteTopics;
@@ -69,7 +70,8 @@ class OpenAiServerEndToEndTest {
             }
             assertThat(server.received()).anySatisfy(r -> assertThat(r.path()).endsWith("/v1/completions"));
             assertThat(server.received()).filteredOn(r -> r.path().endsWith("/v1/completions"))
-                    .allSatisfy(r -> assertThat(r.body()).contains("\"stream\":true").contains("meta-llama/Llama-3.1-8B-Instruct"));
+                    .allSatisfy(r -> assertThat(r.body()).contains("\"stream\":true").contains("meta-llama/Llama-3.1-8B-Instruct")
+                            .contains("\"cache_salt\":\"" + PrefixSalt.ofTenant(ClientConfig.DEFAULT_TENANT).cacheSalt() + "\""));
         }
     }
 

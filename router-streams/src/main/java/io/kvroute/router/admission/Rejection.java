@@ -19,6 +19,8 @@ public record Rejection(String kind, String message) {
     public static final String TOO_MANY_MESSAGES = "too_many_messages";
     public static final String TOO_MANY_STOP_STRINGS = "too_many_stop_strings";
     public static final String TOO_MANY_PREFIX_HASHES = "too_many_prefix_hashes";
+    /** A cache salt longer than {@link RequestValidator#MAX_CACHE_SALT_CHARS}: it travels in every dispatch record and server request. */
+    public static final String CACHE_SALT_TOO_LONG = "cache_salt_too_long";
     /** The record's key is not its request id: its id's claim and its result would land in other partitions. */
     public static final String KEY_MISMATCH = "key_mismatch";
     /** The request and its tenant allow no region in common. */

@@ -10,11 +10,19 @@ import java.util.Set;
 
 /**
  * Checks a decoded request before routing: it must have an id, no more messages, stop strings and
- * prefix block hashes than the {@link Bounds}, a prompt or non-empty messages,
+ * prefix block hashes than the {@link Bounds}, a cache salt of at most {@value #MAX_CACHE_SALT_CHARS}
+ * characters, a prompt or non-empty messages,
  * a configured model, maxTokens within the model's context, a prompt within the size limit, a
  * deadline not yet passed and, if it restricts regions, at least one known region.
  */
 public final class RequestValidator {
+    /**
+     * Longest cache salt accepted. Ingress sends 32 hex characters; other producers may choose their
+     * own, but a salt is an identifier, not data, and it is copied into every dispatch record and
+     * server request.
+     */
+    public static final int MAX_CACHE_SALT_CHARS = 256;
+
     private final Map<String, Integer> modelContextTokens;
     private final int maxPromptTokens;
     private final Set<String> knownRegions;
@@ -56,6 +64,12 @@ public final class RequestValidator {
         if (hashes > bounds.maxPrefixHashes()) {
             return reject(Rejection.TOO_MANY_PREFIX_HASHES, hashes + " prefix block hashes, more than the limit of "
                     + bounds.maxPrefixHashes());
+        }
+        int saltChars = request.getCacheSalt() == null ? 0 : request.getCacheSalt().length();
+        if (saltChars > MAX_CACHE_SALT_CHARS) {
+            // its length only: a salt may be a secret's stand-in
+            return reject(Rejection.CACHE_SALT_TOO_LONG, "cache salt of " + saltChars + " characters, more than the limit of "
+                    + MAX_CACHE_SALT_CHARS);
         }
         Integer context = modelContextTokens.get(request.getModel());
         if (context == null) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 import io.kvroute.platform.config.Settings;
+import io.kvroute.router.admission.RequestValidator;
 import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.errors.GlobalDeadLetters;
 import io.kvroute.router.metrics.RouterMetrics;
@@ -171,6 +172,17 @@ class RouterTopologyTest {
     }
 
     @Test
+    void shouldCarryTheCacheSaltToTheWorkerAndNotIntoTheDecision() {
+        report("east-1", "us-east", List.of(2, 3));
+        InferenceRequest request = Records.request("req-salt", now()).setCacheSalt("9968a4cfb543259b18ea8ded1028ba8e").build();
+
+        requests.pipeInput("req-salt", request);
+
+        assertThat(dispatchEast.readValue().getRequest().getCacheSalt()).isEqualTo("9968a4cfb543259b18ea8ded1028ba8e");
+        assertThat(decisions.readValue().toString()).doesNotContain("9968a4cfb543259b18ea8ded1028ba8e");
+    }
+
+    @Test
     void shouldSendGarbageToTheDeadLetterTopicAndRejectItsKey() {
         byte[] garbage = "definitely not avro".getBytes(StandardCharsets.UTF_8);
         rawRequests.pipeInput("bad-1".getBytes(StandardCharsets.UTF_8), garbage);
@@ -233,7 +245,9 @@ class RouterTopologyTest {
                         SamplingParams.newBuilder().setStop(java.util.Collections.nCopies(RouterConfig.DEFAULT_MAX_STOP_STRINGS + 1, "\n"))
                                 .build())),
                 Arguments.of("too_many_prefix_hashes", (Consumer<InferenceRequest.Builder>) b -> b.setPrefixBlockHashes(
-                        java.util.stream.LongStream.range(0, RouterConfig.DEFAULT_MAX_PREFIX_HASHES + 1).boxed().toList())));
+                        java.util.stream.LongStream.range(0, RouterConfig.DEFAULT_MAX_PREFIX_HASHES + 1).boxed().toList())),
+                Arguments.of("cache_salt_too_long", (Consumer<InferenceRequest.Builder>) b -> b.setCacheSalt(
+                        "s".repeat(RequestValidator.MAX_CACHE_SALT_CHARS + 1))));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -12,6 +12,7 @@ import java.net.URISyntaxException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 
 /**
  * A worker's settings, read once from {@link Settings} and validated eagerly: a bad value fails
@@ -61,6 +62,8 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
     public static final String OPENAI_CONNECT_TIMEOUT_MS = "worker.openai.connect.timeout.ms";
     public static final String OPENAI_METRICS_INTERVAL_MS = "worker.openai.metrics.interval.ms";
     public static final String OPENAI_RATE_LIMIT_COOLDOWN_MS = "worker.openai.rate.limit.cooldown.ms";
+    /** The request body field a request's cache salt goes in (vLLM: {@code cache_salt}); empty sends none. */
+    public static final String OPENAI_CACHE_SALT_FIELD = "worker.openai.cache.salt.field";
     public static final String CANCELLATION_LOOKBACK_MS = "worker.cancellation.lookback.ms";
     public static final String REPLACEMENT_CHECK_AFTER_MS = "worker.replacement.check.after.ms";
     /** Retries on this worker of a transient inference-server failure (broken stream, 5xx, timeout, refused). */
@@ -96,6 +99,7 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
     public static final long DEFAULT_OPENAI_CONNECT_TIMEOUT_MS = OpenAiSettings.DEFAULT_CONNECT_TIMEOUT_MS;
     public static final long DEFAULT_OPENAI_METRICS_INTERVAL_MS = OpenAiSettings.DEFAULT_METRICS_INTERVAL_MS;
     public static final long DEFAULT_OPENAI_RATE_LIMIT_COOLDOWN_MS = OpenAiSettings.DEFAULT_RATE_LIMIT_COOLDOWN_MS;
+    public static final String DEFAULT_OPENAI_CACHE_SALT_FIELD = OpenAiSettings.DEFAULT_CACHE_SALT_FIELD;
     public static final long DEFAULT_NETWORK_DELAY_MS = 0;
     public static final int DEFAULT_KV_BLOCKS = KvBlockPool.DEFAULT_CAPACITY_BLOCKS;
     public static final int DEFAULT_HOST_KV_BLOCKS = EngineLimits.DEFAULT_HOST_KV_BLOCKS;
@@ -185,6 +189,8 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
                     "How often the server's /metrics is scraped into telemetry; 0 = never.")
             .longRange(OPENAI_RATE_LIMIT_COOLDOWN_MS, 0, 3_600_000, DEFAULT_OPENAI_RATE_LIMIT_COOLDOWN_MS,
                     "How long a 429 without Retry-After keeps new work off this worker.")
+            .string(OPENAI_CACHE_SALT_FIELD, DEFAULT_OPENAI_CACHE_SALT_FIELD, "a JSON field name (letters, digits, '_', '-', '.'), or empty",
+                    "The request body field a request's cache salt is sent in (vLLM 0.9+ isolates its prefix cache by it); empty sends none, for servers that refuse unknown fields.")
             .build();
 
     /** Every default, for the lowest layer of {@link Settings}. */
@@ -255,13 +261,21 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
         if (model.isBlank()) {
             throw new ConfigException(OPENAI_MODEL, model, "must not be blank");
         }
+        // the default layers "cache_salt" under the given settings; a given empty value means: send none
+        String cacheSaltField = s.has(OPENAI_CACHE_SALT_FIELD)
+                ? s.matching(OPENAI_CACHE_SALT_FIELD,
+                        v -> v.matches(OpenAiSettings.CACHE_SALT_FIELD_PATTERN) && !OpenAiSettings.BODY_FIELDS.contains(v),
+                        "must be up to 64 letters, digits, '_', '-' or '.', and none of the body's own fields "
+                                + new TreeSet<>(OpenAiSettings.BODY_FIELDS))
+                : "";
         String apiKey = s.string(OPENAI_API_KEY, "");
         return new OpenAiSettings(uri, model, apiKey.isBlank() ? null : apiKey.strip(),
                 DEFINITIONS.intValue(s, OPENAI_MAX_CONCURRENCY),
                 DEFINITIONS.longValue(s, OPENAI_REQUEST_TIMEOUT_MS),
                 DEFINITIONS.longValue(s, OPENAI_CONNECT_TIMEOUT_MS),
                 DEFINITIONS.longValue(s, OPENAI_METRICS_INTERVAL_MS),
-                DEFINITIONS.longValue(s, OPENAI_RATE_LIMIT_COOLDOWN_MS));
+                DEFINITIONS.longValue(s, OPENAI_RATE_LIMIT_COOLDOWN_MS),
+                cacheSaltField);
     }
 
     public KvrouteTopics topics() {

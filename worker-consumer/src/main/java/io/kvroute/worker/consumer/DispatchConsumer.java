@@ -529,7 +529,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
         applySupersedes();
     }
 
-    /** The request's text and sampling for engines that drive a real server. */
+    /** The request's text, sampling and cache salt for engines that drive a real server. */
     static EnginePrompt prompt(InferenceRequest request) {
         SamplingParams sampling = request.getSampling();
         List<EnginePrompt.Message> messages = request.getMessages() == null ? null
@@ -539,7 +539,8 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
                 sampling == null ? null : sampling.getTemperature(),
                 sampling == null ? null : sampling.getTopP(),
                 sampling == null ? null : sampling.getSeed(),
-                sampling == null ? List.of() : sampling.getStop());
+                sampling == null ? List.of() : sampling.getStop(),
+                request.getCacheSalt());
     }
 
     private static int promptTokens(InferenceRequest request) {

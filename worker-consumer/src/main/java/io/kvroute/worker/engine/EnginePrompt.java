@@ -15,9 +15,11 @@ import java.util.Objects;
  * @param topP        nucleus sampling bound, or null
  * @param seed        sampling seed, or null
  * @param stop        stop sequences, possibly empty
+ * @param cacheSalt   the request's cache salt (derived from its prefix salt, never the salt), for
+ *                    servers that isolate their prefix cache by it; or null
  */
 public record EnginePrompt(String model, String prompt, List<Message> messages, Double temperature, Double topP,
-                           Long seed, List<String> stop) {
+                           Long seed, List<String> stop, String cacheSalt) {
 
     /** One chat message. */
     public record Message(String role, String content) {
@@ -30,6 +32,12 @@ public record EnginePrompt(String model, String prompt, List<Message> messages, 
         public String toString() {
             return "Message[" + role + ", " + content.length() + " chars]";
         }
+    }
+
+    /** A prompt without a cache salt. */
+    public EnginePrompt(String model, String prompt, List<Message> messages, Double temperature, Double topP, Long seed,
+                        List<String> stop) {
+        this(model, prompt, messages, temperature, topP, seed, stop, null);
     }
 
     public EnginePrompt {
@@ -56,6 +64,7 @@ public record EnginePrompt(String model, String prompt, List<Message> messages, 
 
     @Override
     public String toString() {
-        return "EnginePrompt[model=" + model + (isChat() ? ", messages=" + messages.size() : ", prompt=" + prompt.length() + " chars") + "]";
+        return "EnginePrompt[model=" + model + (isChat() ? ", messages=" + messages.size() : ", prompt=" + prompt.length() + " chars")
+                + (cacheSalt == null ? "" : ", cacheSalt=set") + "]";
     }
 }

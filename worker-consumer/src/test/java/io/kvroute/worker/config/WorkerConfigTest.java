@@ -96,6 +96,7 @@ class WorkerConfigTest {
         assertThat(openai.connectTimeoutMs()).isEqualTo(5_000);
         assertThat(openai.metricsIntervalMs()).isEqualTo(1_000);
         assertThat(openai.rateLimitCooldownMs()).isEqualTo(10_000);
+        assertThat(openai.cacheSaltField()).isEqualTo("cache_salt");
         assertThat(openai.resolve("/v1/completions")).isEqualTo(URI.create("http://gpu-1:8000/v1/completions"));
     }
 
@@ -113,6 +114,23 @@ class WorkerConfigTest {
         assertThat(config.openai().maxConcurrency()).isEqualTo(128);
         assertThat(config.openai().resolve("/metrics")).isEqualTo(URI.create("https://gpu-1.internal/metrics"));
         assertThat(config.toString()).doesNotContain("sk-secret-123");
+    }
+
+    @Test
+    void shouldSendNoCacheSaltWhenItsFieldIsSetEmptyAndRefuseABadField() {
+        Map<String, String> m = required();
+        m.put(WorkerConfig.ENGINE, "openai");
+        m.put(WorkerConfig.OPENAI_ENDPOINT, "http://gpu-1:8000");
+        m.put(WorkerConfig.OPENAI_CACHE_SALT_FIELD, "");
+        assertThat(WorkerConfig.from(Settings.of(m)).openai().cacheSaltField()).isEmpty();
+        m.put(WorkerConfig.OPENAI_CACHE_SALT_FIELD, "x_cache_salt");
+        assertThat(WorkerConfig.from(Settings.of(m)).openai().cacheSaltField()).isEqualTo("x_cache_salt");
+        m.put(WorkerConfig.OPENAI_CACHE_SALT_FIELD, "model");
+        assertThatThrownBy(() -> WorkerConfig.from(Settings.of(m))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining(WorkerConfig.OPENAI_CACHE_SALT_FIELD).hasMessageContaining("model");
+        m.put(WorkerConfig.OPENAI_CACHE_SALT_FIELD, "cache salt\"");
+        assertThatThrownBy(() -> WorkerConfig.from(Settings.of(m))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining(WorkerConfig.OPENAI_CACHE_SALT_FIELD);
     }
 
     @Test

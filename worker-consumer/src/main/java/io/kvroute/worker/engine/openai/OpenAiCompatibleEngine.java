@@ -159,7 +159,7 @@ public final class OpenAiCompatibleEngine implements InferenceEngine {
         HttpRequest.Builder http = HttpRequest.newBuilder(settings.resolve(OpenAiJson.path(request.prompt())))
                 .header("Content-Type", "application/json")
                 .header("Accept", "text/event-stream")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(OpenAiJson.requestBody(request, settings.model())));
+                .POST(HttpRequest.BodyPublishers.ofByteArray(OpenAiJson.requestBody(request, settings.model(), settings.cacheSaltField())));
         if (settings.apiKey() != null) {
             http.header("Authorization", "Bearer " + settings.apiKey());
         }

@@ -96,6 +96,41 @@ class OpenAiCompatibleEngineTest {
         assertThat(body.has("messages")).isFalse();
     }
 
+    private static EngineRequest salted(String id, String cacheSalt) {
+        return new EngineRequest(id, 1, 40, 32, new long[] {1, 2}, 64, 0,
+                new EnginePrompt("llama-3.1-8b", null, List.of(new EnginePrompt.Message("user", "Hi there")), null, null, null,
+                        List.of(), cacheSalt));
+    }
+
+    @Test
+    void shouldSendTheRequestsCacheSaltInTheConfiguredField() throws IOException {
+        server = ReplayServer.start((path, body) -> ReplayServer.stream("vllm-0.9-chat-stream.txt"));
+        engine = new OpenAiCompatibleEngine(OpenAiSettings.defaults(server.uri(), "served-model"), SYSTEM_CLOCK, "test");
+
+        run(engine, salted("r-salt-1", "9968a4cfb543259b18ea8ded1028ba8e"));
+        run(engine, chat("r-salt-2"));
+
+        List<ReplayServer.Received> chats = server.received().stream().filter(r -> r.path().equals("/v1/chat/completions")).toList();
+        assertThat(chats).hasSize(2);
+        assertThat(JSON.readTree(chats.get(0).body()).get("cache_salt").asText()).isEqualTo("9968a4cfb543259b18ea8ded1028ba8e");
+        assertThat(JSON.readTree(chats.get(1).body()).has("cache_salt")).as("a request without a salt").isFalse();
+    }
+
+    @Test
+    void shouldSendNoCacheSaltWhenItsFieldIsEmpty() throws IOException {
+        server = ReplayServer.start((path, body) -> ReplayServer.stream("vllm-0.9-chat-stream.txt"));
+        engine = new OpenAiCompatibleEngine(OpenAiSettings.defaults(server.uri(), "served-model").withCacheSaltField(""),
+                SYSTEM_CLOCK, "test");
+
+        RecordingListener listener = run(engine, salted("r-salt-3", "9968a4cfb543259b18ea8ded1028ba8e"));
+
+        assertThat(listener.failure).isNull();
+        ReplayServer.Received sent = server.received().stream().filter(r -> r.path().equals("/v1/chat/completions")).findFirst()
+                .orElseThrow();
+        assertThat(JSON.readTree(sent.body()).has("cache_salt")).isFalse();
+        assertThat(sent.body()).doesNotContain("9968a4cfb543259b18ea8ded1028ba8e");
+    }
+
     @Test
     void shouldStreamAVllmChatCompletion() throws IOException {
         engine(ReplayServer.stream("vllm-0.9-chat-stream.txt"), 4, 10_000, SYSTEM_CLOCK);

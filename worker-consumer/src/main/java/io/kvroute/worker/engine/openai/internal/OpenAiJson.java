@@ -69,7 +69,16 @@ public final class OpenAiJson {
         return prompt.isChat() ? "/v1/chat/completions" : "/v1/completions";
     }
 
+    /** The streaming body of {@code request}, without its cache salt. */
     public static byte[] requestBody(EngineRequest request, String model) {
+        return requestBody(request, model, "");
+    }
+
+    /**
+     * The streaming body of {@code request}; its cache salt, when it has one, goes in
+     * {@code cacheSaltField} unless that is empty.
+     */
+    public static byte[] requestBody(EngineRequest request, String model, String cacheSaltField) {
         EnginePrompt prompt = request.prompt();
         ObjectNode body = MAPPER.createObjectNode();
         body.put("model", model);
@@ -94,6 +103,9 @@ public final class OpenAiJson {
         if (!prompt.stop().isEmpty()) {
             ArrayNode stop = body.putArray("stop");
             prompt.stop().forEach(stop::add);
+        }
+        if (prompt.cacheSalt() != null && !prompt.cacheSalt().isEmpty() && cacheSaltField != null && !cacheSaltField.isEmpty()) {
+            body.put(cacheSaltField, prompt.cacheSalt());
         }
         try {
             return MAPPER.writeValueAsBytes(body);
