@@ -6,6 +6,7 @@ import io.kvroute.platform.config.ConfigException;
 import io.kvroute.platform.config.SettingDefs;
 import io.kvroute.platform.config.Settings;
 import io.kvroute.schemas.topics.KvrouteTopics;
+import io.kvroute.schemas.topics.TenantTopics;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
@@ -30,6 +31,7 @@ public final class ClientConfig {
     public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
     public static final String SCHEMA_REGISTRY_URL = "schema.registry.url";
     public static final String TOPIC_PREFIX = "kvroute.topic.prefix";
+    public static final String TENANT_TOPICS = TenantTopics.SETTING;
     public static final String TENANT = "ingress.tenant";
     public static final String CLIENT_ID = "ingress.client.id";
     public static final String PREFIX_BLOCK_TOKENS = "ingress.prefix.block.tokens";
@@ -51,7 +53,10 @@ public final class ClientConfig {
             .string(BOOTSTRAP_SERVERS, null, "host:port,...", "The Kafka cluster requests are written to and results read from.")
             .string(SCHEMA_REGISTRY_URL, null, "http:// or https:// URL", "The schema registry (Confluent API).")
             .string(TOPIC_PREFIX, KvrouteTopics.DEFAULT_PREFIX, "letters, digits, '.', '_' or '-'", "Topics are named `<prefix>.<name>`; must match the router's.")
-            .string(TENANT, DEFAULT_TENANT, "any name", "The tenant requests are submitted under (quotas, residency and fairness key on it).")
+            .oneOf(TENANT_TOPICS, TenantTopics.NAMES, TenantTopics.SHARED.setting(),
+                    "`per-tenant`: this client writes `<prefix>.requests.<tenant>` and `<prefix>.cancellations.<tenant>` and reads `<prefix>.responses.<tenant>`, its tenant's own topics; `shared`: the one topic of each. Must match the router's.")
+            .string(TENANT, DEFAULT_TENANT, "any name; with per-tenant topics letters, digits, '_' or '-' (at most 64)",
+                    "The tenant requests are submitted under (quotas, residency and fairness key on it).")
             .string(CLIENT_ID, DEFAULT_CLIENT_ID, "any name", "Prefix of the Kafka client ids.")
             .intRange(PREFIX_BLOCK_TOKENS, 1, 1 << 16, DEFAULT_PREFIX_BLOCK_TOKENS,
                     "Tokens per prompt block hashed for prefix routing; the size travels with each request.")
@@ -67,6 +72,7 @@ public final class ClientConfig {
     private final String schemaRegistryUrl;
     private final KvrouteTopics topics;
     private final String tenant;
+    private final TenantTopics tenantTopics;
     private final String clientId;
     private final int prefixBlockTokens;
     private final long chunkGraceMs;
@@ -83,6 +89,12 @@ public final class ClientConfig {
             throw new ConfigException(TOPIC_PREFIX, prefix, "must be letters, digits, '.', '_' or '-'");
         }
         this.tenant = settings.string(TENANT, DEFAULT_TENANT);
+        this.tenantTopics = TenantTopics.of(settings.has(TENANT_TOPICS) ? settings.oneOf(TENANT_TOPICS, TenantTopics.NAMES)
+                : TenantTopics.SHARED.setting());
+        if (tenantTopics == TenantTopics.PER_TENANT && !KvrouteTopics.isTenantName(tenant)) {
+            throw new ConfigException(TENANT, tenant, "must be letters, digits, '_' or '-' (at most 64) with " + TENANT_TOPICS + "="
+                    + TenantTopics.PER_TENANT.setting() + ": it names the tenant's topics");
+        }
         this.clientId = settings.string(CLIENT_ID, DEFAULT_CLIENT_ID);
         this.prefixBlockTokens = settings.has(PREFIX_BLOCK_TOKENS) ? DEFINITIONS.intValue(settings, PREFIX_BLOCK_TOKENS) : DEFAULT_PREFIX_BLOCK_TOKENS;
         this.chunkGraceMs = settings.has(CHUNK_GRACE_MS) ? DEFINITIONS.longValue(settings, CHUNK_GRACE_MS) : DEFAULT_CHUNK_GRACE_MS;
@@ -136,6 +148,21 @@ public final class ClientConfig {
 
     public KvrouteTopics topics() {
         return topics;
+    }
+
+    /** The topic this client writes requests to: its tenant's with topics per tenant. */
+    public String requestsTopic() {
+        return tenantTopics == TenantTopics.PER_TENANT ? topics.requestsOf(tenant).name() : topics.requests().name();
+    }
+
+    /** The topic this client reads results from: its tenant's with topics per tenant. */
+    public String responsesTopic() {
+        return tenantTopics == TenantTopics.PER_TENANT ? topics.responsesOf(tenant).name() : topics.responses().name();
+    }
+
+    /** The topic this client writes cancels to: its tenant's with topics per tenant. */
+    public String cancellationsTopic() {
+        return tenantTopics == TenantTopics.PER_TENANT ? topics.cancellationsOf(tenant).name() : topics.cancellations().name();
     }
 
     public String tenant() {

@@ -67,7 +67,7 @@ public final class KvrouteClient implements AutoCloseable {
         this.factory = new InferenceRequestFactory(new PromptHasher(config.prefixBlockTokens()), config.tenant(),
                 config.prefixSalt().orElse(null), clock);
         this.serdes = new Serdes(config.serdeConfig());
-        this.requestsTopic = config.topics().requests().name();
+        this.requestsTopic = config.requestsTopic();
         this.producer = new KafkaProducer<>(config.producerConfig(), new StringSerializer(),
                 serdes.valueSerde(InferenceRequest.class).serializer());
     }
@@ -180,7 +180,7 @@ public final class KvrouteClient implements AutoCloseable {
                 .setRequestedAtMs(clock.millis())
                 .build();
         try {
-            cancelProducer().send(new ProducerRecord<>(config.topics().cancellations().name(), requestId, record)).get();
+            cancelProducer().send(new ProducerRecord<>(config.cancellationsTopic(), requestId, record)).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new SubmitException(1, e);
@@ -249,7 +249,7 @@ public final class KvrouteClient implements AutoCloseable {
             }
             CountDownLatch positioned = new CountDownLatch(1);
             AtomicReference<RuntimeException> failure = new AtomicReference<>();
-            reader = new TopicReader<>(config.readerConfig("responses"), config.topics().responses().name(),
+            reader = new TopicReader<>(config.readerConfig("responses"), config.responsesTopic(),
                     serdes.valueSerde(ResponseEvent.class).deserializer());
             readerThread = new Thread(() -> readResponses(positioned, failure), config.clientId() + "-responses");
             readerThread.setDaemon(true);

@@ -56,7 +56,7 @@ public final class ResponseCollector {
         ResponseAssembler assembler = new ResponseAssembler(sink, target::tracks, config.chunkGraceMs(), ResponseAssembler.DEFAULT_FINISHED_MEMORY);
         long deadline = clock.millis() + timeout.toMillis();
         try (TopicReader<ResponseEvent> reader = new TopicReader<>(config.readerConfig("collect"),
-                config.topics().responses().name(), serdes.valueSerde(ResponseEvent.class).deserializer())) {
+                config.responsesTopic(), serdes.valueSerde(ResponseEvent.class).deserializer())) {
             reader.openAll(StartPosition.BEGINNING);
             Map<TopicPartition, Long> ends = target.expected().isPresent() ? Map.of() : reader.endOffsets();
             boolean done = metBy(target, found, false);

@@ -2,6 +2,7 @@ package io.kvroute.local.cli;
 
 import io.kvroute.platform.kafka.acls.KvrouteAcls;
 import io.kvroute.schemas.topics.KvrouteTopics;
+import io.kvroute.schemas.topics.TenantTopics;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,7 +40,12 @@ public final class AclsCommand implements Callable<Integer> {
             description = "The routers' router.application.id (default: ${DEFAULT-VALUE}).")
     String routerApplicationId;
 
-    @Option(names = "--tenant", paramLabel = "PRINCIPAL", description = "A client that submits and collects, e.g. User:acme (repeatable).")
+    @Option(names = "--tenant-topics", defaultValue = "shared",
+            description = "The deployment's kvroute.tenant.topics: shared or per-tenant (default: ${DEFAULT-VALUE}).")
+    String tenantTopics;
+
+    @Option(names = "--tenant", paramLabel = "PRINCIPAL[=TENANT]",
+            description = "A client that submits and collects, e.g. User:acme; with per-tenant topics, its tenant (default: the principal's name) (repeatable).")
     List<String> tenants = new ArrayList<>();
 
     @Option(names = "--router", paramLabel = "PRINCIPAL", description = "The routers' principal, e.g. User:router (repeatable).")
@@ -88,10 +94,24 @@ public final class AclsCommand implements Callable<Integer> {
 
     /** The bindings of every named principal, by role and principal, in the order given. */
     Map<String, List<AclBinding>> plan() {
-        KvrouteAcls acls = new KvrouteAcls(prefix, routerApplicationId);
+        if (!TenantTopics.NAMES.contains(tenantTopics)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--tenant-topics must be one of " + TenantTopics.NAMES
+                    + ", was '" + tenantTopics + "'");
+        }
+        TenantTopics layout = TenantTopics.of(tenantTopics);
+        KvrouteAcls acls = new KvrouteAcls(prefix, routerApplicationId, layout);
         Map<String, List<AclBinding>> byRole = new LinkedHashMap<>();
         try {
-            tenants.forEach(p -> byRole.put("tenant " + p, acls.tenant(p)));
+            for (String tenant : tenants) {
+                int eq = tenant.lastIndexOf('=');
+                String principal = eq > 0 ? tenant.substring(0, eq) : tenant;
+                String name = eq > 0 ? tenant.substring(eq + 1) : principal.substring(principal.indexOf(':') + 1);
+                if (layout == TenantTopics.PER_TENANT && !KvrouteTopics.isTenantName(name)) {
+                    throw new IllegalArgumentException("--tenant " + tenant + ": the tenant '" + name
+                            + "' names its topics, so letters, digits, '_' or '-' (at most 64); give it as PRINCIPAL=TENANT");
+                }
+                byRole.put("tenant " + principal + (layout == TenantTopics.PER_TENANT ? " as " + name : ""), acls.tenant(principal, name));
+            }
             routers.forEach(p -> byRole.put("router " + p, acls.router(p)));
             for (String worker : workers) {
                 int eq = worker.lastIndexOf('=');

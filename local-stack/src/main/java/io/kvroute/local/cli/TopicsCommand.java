@@ -4,6 +4,7 @@ import io.kvroute.local.stack.LocalFleet;
 import io.kvroute.platform.kafka.TopicCreator;
 import io.kvroute.schemas.topics.KvrouteTopics;
 import io.kvroute.schemas.topics.TopicSpec;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
@@ -30,9 +31,21 @@ public final class TopicsCommand implements Callable<Integer> {
     @Option(names = "--replication-factor", defaultValue = "1", description = "Replication factor (default: ${DEFAULT-VALUE}).")
     short replicationFactor;
 
+    @Option(names = "--tenants", split = ",", paramLabel = "TENANT",
+            description = "With kvroute.tenant.topics=per-tenant: also each tenant's requests, responses and cancellations topics.")
+    List<String> tenants = new ArrayList<>();
+
     @Override
     public Integer call() {
-        List<TopicSpec<?>> specs = new KvrouteTopics(prefix, partitions).all(LocalFleet.parse(regions).gpusByRegion());
+        KvrouteTopics topics = new KvrouteTopics(prefix, partitions);
+        List<TopicSpec<?>> specs = new ArrayList<>(topics.all(LocalFleet.parse(regions).gpusByRegion()));
+        for (String tenant : tenants) {
+            if (!KvrouteTopics.isTenantName(tenant)) {
+                System.err.println("kvroute topics: --tenants takes names of letters, digits, '_' or '-' (at most 64), was '" + tenant + "'");
+                return 2;
+            }
+            specs.addAll(topics.ofTenant(tenant));
+        }
         try (Admin admin = Admin.create(connection.settings())) {
             new TopicCreator(admin, replicationFactor).ensure(specs);
         }

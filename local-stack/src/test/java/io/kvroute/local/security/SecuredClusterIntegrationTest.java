@@ -51,13 +51,16 @@ import picocli.CommandLine;
 
 /**
  * kvroute on a cluster as production runs one: SASL on every listener, Kafka's authorizer denying what no ACL allows,
- * and each role (router, worker, tenant) its own SCRAM-SHA-512 principal with exactly the ACLs {@code kvroute acls}
- * applies. A tenant's request is served end to end; what a role may not do is refused by the broker.
+ * topics per tenant, and each role (router, worker, two tenants) its own SCRAM-SHA-512 principal with exactly the ACLs
+ * {@code kvroute acls} applies. A tenant's request is served end to end; what a role may not do is refused by the
+ * broker; a tenant cannot read another's results or submit in its name.
  */
 class SecuredClusterIntegrationTest {
     private static final String REGION = "us-east";
     private static final KvrouteTopics TOPICS = new KvrouteTopics("kvroute", KvrouteTopics.DEFAULT_PARTITIONS);
-    private static final Map<String, String> PASSWORDS = Map.of("router", secret(), "gpu-east", secret(), "acme", secret());
+    private static final Map<String, String> PASSWORDS = Map.of("router", secret(), "gpu-east", secret(), "acme", secret(),
+            "globex", secret());
+    private static final Map<String, String> PER_TENANT = Map.of("kvroute.tenant.topics", "per-tenant");
 
     @TempDir
     static Path dir;
@@ -75,14 +78,17 @@ class SecuredClusterIntegrationTest {
                         new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 8192), user.getValue()))).all().get(30, TimeUnit.SECONDS);
             }
             new TopicCreator(admin, (short) 1).ensure(TOPICS.all(Map.of(REGION, 1)));
+            new TopicCreator(admin, (short) 1).ensure(TOPICS.ofTenant("acme"));
+            new TopicCreator(admin, (short) 1).ensure(TOPICS.ofTenant("globex"));
         }
         Path adminProperties = dir.resolve("admin.properties");
         writeProperties(adminProperties, broker.adminClientSettings());
         aclsOutput = runCli("acls", "--bootstrap-servers", broker.bootstrapServers(), "--command-config", adminProperties.toString(),
-                "--tenant", "User:acme", "--router", "User:router", "--worker", "User:gpu-east=" + REGION + "/" + REGION + "-0", "--apply");
+                "--tenant-topics", "per-tenant", "--tenant", "User:acme", "--tenant", "User:globex", "--router", "User:router",
+                "--worker", "User:gpu-east=" + REGION + "/" + REGION + "-0", "--apply");
 
         KvrouteServices local = new KvrouteServices(broker.bootstrapServers(), TestRegistry.url(), TOPICS, FleetSpec.parse(REGION + "=1@2"),
-                "kvroute", dir.resolve("state"), Map.of("worker.sim.speed", "4"));
+                "kvroute", dir.resolve("state"), Map.of("worker.sim.speed", "4", "kvroute.tenant.topics", "per-tenant"));
         router = RouterApp.start(as("router", local.routerSettings()));
         worker = WorkerApp.start(as("gpu-east", local.workerSettings(FleetSpec.parse(REGION + "=1@2").regions().get(0), 0)));
         assertThat(router.awaitRunning(Duration.ofSeconds(60))).as("the router runs as User:router with its ACLs only").isTrue();
@@ -110,6 +116,29 @@ class SecuredClusterIntegrationTest {
             assertThat(completion.status()).as(String.valueOf(completion.error())).isEqualTo(ResponseStatus.COMPLETED);
             assertThat(completion.usage().completionTokens()).isPositive();
         }
+    }
+
+    @Test
+    void shouldRejectARequestThatNamesAnotherTenantThanItsTopics() throws Exception {
+        try (KvrouteClient client = KvrouteClient.create(ClientConfig.of(clientSettings("acme")))) {
+            Completion completion = client.submit(SubmitRequest.builder().customId("as-globex").tenant("globex")
+                    .model(KvrouteServices.MODEL).prompt("Bill this to someone else.").maxTokens(8).build()).get(2, TimeUnit.MINUTES);
+            assertThat(completion.status()).isEqualTo(ResponseStatus.REJECTED);
+            assertThat(completion.error()).contains("tenant_mismatch");
+        }
+    }
+
+    @Test
+    void shouldKeepEachTenantToItsOwnTopics() {
+        Map<String, Object> globex = kafkaSettings("globex");
+        assertThatThrownBy(() -> readOne(globex, TOPICS.responsesOf("acme").name())).as("globex reads acme's results")
+                .isInstanceOf(TopicAuthorizationException.class);
+        assertThatThrownBy(() -> writeOne(globex, TOPICS.requestsOf("acme").name())).as("globex submits on acme's topic")
+                .isInstanceOf(TopicAuthorizationException.class);
+        assertThatThrownBy(() -> writeOne(globex, TOPICS.cancellations().name())).as("a tenant writes the cancellations the workers follow")
+                .isInstanceOf(TopicAuthorizationException.class);
+        assertThatThrownBy(() -> readOne(globex, TOPICS.responses().name())).as("the shared responses topic")
+                .isInstanceOf(TopicAuthorizationException.class);
     }
 
     @Test
@@ -157,6 +186,7 @@ class SecuredClusterIntegrationTest {
         values.put(ClientConfig.SCHEMA_REGISTRY_URL, TestRegistry.url());
         values.put(ClientConfig.TOPIC_PREFIX, TOPICS.prefix());
         values.put(ClientConfig.TENANT, user);
+        values.putAll(PER_TENANT);
         values.put("kafka.security.protocol", "SASL_PLAINTEXT");
         values.put("kafka.sasl.mechanism", "SCRAM-SHA-512");
         values.put("kafka.sasl.jaas.config", jaas(user, PASSWORDS.get(user)));

@@ -23,6 +23,8 @@ public record Rejection(String kind, String message) {
     public static final String CACHE_SALT_TOO_LONG = "cache_salt_too_long";
     /** The record's key is not its request id: its id's claim and its result would land in other partitions. */
     public static final String KEY_MISMATCH = "key_mismatch";
+    /** With topics per tenant, a request naming a tenant other than its topic's. */
+    public static final String TENANT_MISMATCH = "tenant_mismatch";
     /** The request and its tenant allow no region in common. */
     public static final String RESIDENCY = "residency";
     /** Over the tenant's quota (reject mode, or a wait that cannot end before the deadline). */

@@ -16,6 +16,7 @@ import io.kvroute.router.routing.RoutingSettings;
 import io.kvroute.router.routing.TtftModel;
 import io.kvroute.schemas.serde.SerdeConfig;
 import io.kvroute.schemas.topics.KvrouteTopics;
+import io.kvroute.schemas.topics.TenantTopics;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -27,6 +28,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 
 /**
@@ -40,6 +42,7 @@ public final class RouterConfig {
     public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
     public static final String SCHEMA_REGISTRY_URL = SerdeConfig.SCHEMA_REGISTRY_URL;
     public static final String TOPIC_PREFIX = "kvroute.topic.prefix";
+    public static final String TENANT_TOPICS = TenantTopics.SETTING;
     public static final String APPLICATION_ID = "router.application.id";
     public static final String POLICY = "router.policy";
     public static final String TELEMETRY_TTL_MS = "router.telemetry.ttl.ms";
@@ -144,6 +147,8 @@ public final class RouterConfig {
             .string(SCHEMA_REGISTRY_URL, null, "http://, https:// or mock:// URL",
                     "The schema registry (Confluent API) the Avro serde registers and looks up schemas in.")
             .string(TOPIC_PREFIX, DEFAULT_TOPIC_PREFIX, NAME_CHARS, "Topics are named `<prefix>.<name>`.")
+            .oneOf(TENANT_TOPICS, TenantTopics.NAMES, TenantTopics.SHARED.setting(),
+                    "`per-tenant`: the router reads every `<prefix>.requests.<tenant>` and `<prefix>.cancellations.<tenant>`, takes the tenant from the topic (a record naming another is REJECTED) and answers on `<prefix>.responses.<tenant>`; `shared`: one topic each, the tenant as the record says. Workers and clients must agree.")
             .string(APPLICATION_ID, DEFAULT_APPLICATION_ID, NAME_CHARS,
                     "Kafka Streams application id: instances with the same id share the requests partitions; also names the router's admission topics.")
             .stringWorkedOut(STATE_DIR, "`<java.io.tmpdir>/kvroute-router-<application id>`", "a directory",
@@ -222,6 +227,7 @@ public final class RouterConfig {
     private final String bootstrapServers;
     private final String schemaRegistryUrl;
     private final KvrouteTopics topics;
+    private final TenantTopics tenantTopics;
     private final String applicationId;
     private final String policy;
     private final List<String> regions;
@@ -256,6 +262,7 @@ public final class RouterConfig {
                 "must start with http://, https:// or mock://");
         String prefix = s.matching(TOPIC_PREFIX, v -> v.matches("[A-Za-z0-9._-]+"), "must be letters, digits, '.', '_' or '-'");
         topics = new KvrouteTopics(prefix, KvrouteTopics.DEFAULT_PARTITIONS);
+        tenantTopics = TenantTopics.of(DEFINITIONS.oneOf(s, TENANT_TOPICS));
         applicationId = s.matching(APPLICATION_ID, v -> APP_ID.matcher(v).matches(), "must be letters, digits, '.', '_' or '-'");
         policy = DEFINITIONS.oneOf(s, POLICY);
         regions = regions(s);
@@ -449,6 +456,10 @@ public final class RouterConfig {
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, EXACTLY_ONCE_V2);
         p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         p.putIfAbsent(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, Long.toString(commitIntervalMs));
+        if (tenantTopics == TenantTopics.PER_TENANT) {
+            // a new tenant's topics are read from the consumer's next metadata refresh: within 30 s, not the default 5 min
+            p.putIfAbsent(StreamsConfig.mainConsumerPrefix(ConsumerConfig.METADATA_MAX_AGE_CONFIG), "30000");
+        }
         // the telemetry processor never throws; opt in to the 5.0 behaviour now rather than log a warning
         p.putIfAbsent(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, "true");
         // a request that makes the topology throw is dead-lettered and rejected, never retried forever
@@ -475,6 +486,8 @@ public final class RouterConfig {
     public String bootstrapServers() { return bootstrapServers; }
     public String schemaRegistryUrl() { return schemaRegistryUrl; }
     public KvrouteTopics topics() { return topics; }
+    /** Whether each tenant has its own requests, responses and cancellations topics. */
+    public TenantTopics tenantTopics() { return tenantTopics; }
     public String applicationId() { return applicationId; }
     public String policy() { return policy; }
     public List<String> regions() { return regions; }

@@ -17,14 +17,17 @@ import io.kvroute.router.topology.internal.KvEventUpdater;
 import io.kvroute.router.topology.internal.Parking;
 import io.kvroute.router.topology.internal.Replacement;
 import io.kvroute.router.topology.internal.RequestIntake;
+import io.kvroute.router.topology.internal.ResponseTopics;
 import io.kvroute.router.topology.internal.ResultTracker;
 import io.kvroute.router.topology.internal.RequestReader;
 import io.kvroute.router.topology.internal.RoutingProcessor;
 import io.kvroute.router.topology.internal.TelemetryLimits;
 import io.kvroute.router.topology.internal.TelemetryUpdater;
+import io.kvroute.router.topology.internal.TenantCancelForwarder;
 import io.kvroute.router.topology.internal.TopologyNames;
 import io.kvroute.schemas.serde.Serdes;
 import io.kvroute.schemas.topics.KvrouteTopics;
+import io.kvroute.schemas.topics.TenantTopics;
 import io.kvroute.schemas.v1.CancelRequest;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.InferenceRequest;
@@ -179,12 +182,19 @@ public final class RouterTopology {
                 TopologyNames.CANCELLATIONS_UPDATER,
                 () -> new CancellationUpdater(topics.cancellations().name(), cancelSerde.deserializer()));
 
-        topology.addSource(TopologyNames.REQUESTS_SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), requestsTopic);
+        boolean perTenant = config.tenantTopics() == TenantTopics.PER_TENANT;
+        if (perTenant) {
+            // every tenant's requests topic, those created later too (found at the consumer's next metadata refresh)
+            topology.addSource(TopologyNames.REQUESTS_SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(),
+                    topics.tenantTopics("requests"));
+        } else {
+            topology.addSource(TopologyNames.REQUESTS_SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), requestsTopic);
+        }
         boolean admission = config.quotasEnabled();
         topology.addProcessor(TopologyNames.INTAKE,
                 () -> new RequestIntake(requestsTopic, requestSerde.deserializer(), validator, config.policy(), metrics,
                         config.dedupRetentionMs(), config.residency(),
-                        admission ? TopologyNames.ADMISSION_REQUEST_SINK : TopologyNames.ROUTER),
+                        admission ? TopologyNames.ADMISSION_REQUEST_SINK : TopologyNames.ROUTER, perTenant ? topics : null),
                 TopologyNames.REQUESTS_SOURCE);
         topology.addStateStore(
                 Stores.windowStoreBuilder(Stores.persistentWindowStore(TopologyNames.ACCEPTED_IDS_STORE,
@@ -196,8 +206,13 @@ public final class RouterTopology {
             addAdmission(topology, config, serdes, metrics);
         }
         // the result tracker comes first: it passes workers' hand-backs of rate-limited runs to the router
-        topology.addSource(TopologyNames.RESPONSES_SOURCE, new StringDeserializer(), new ByteArrayDeserializer(),
-                topics.responses().name());
+        if (perTenant) {
+            topology.addSource(TopologyNames.RESPONSES_SOURCE, new StringDeserializer(), new ByteArrayDeserializer(),
+                    topics.tenantTopics("responses"));
+        } else {
+            topology.addSource(TopologyNames.RESPONSES_SOURCE, new StringDeserializer(), new ByteArrayDeserializer(),
+                    topics.responses().name());
+        }
         topology.addProcessor(TopologyNames.RESULT_TRACKER,
                 () -> new ResultTracker(topics.responses().name(), responseSerde.deserializer(), fairShares, admission,
                         router.state().outputLengths(), router.state().engineSpeeds(), fleet::get),
@@ -219,7 +234,7 @@ public final class RouterTopology {
 
         topology.addSink(TopologyNames.DLQ_SINK, topics.deadLetters().name(),
                 new ByteArraySerializer(), new ByteArraySerializer(), TopologyNames.INTAKE);
-        topology.addSink(TopologyNames.RESPONSES_SINK, topics.responses().name(),
+        topology.addSink(TopologyNames.RESPONSES_SINK, ResponseTopics.extractor(topics, config.tenantTopics()),
                 new StringSerializer(), responseSerde.serializer(), TopologyNames.INTAKE, TopologyNames.ROUTER);
         topology.addSink(TopologyNames.DECISIONS_SINK, topics.decisions().name(),
                 new StringSerializer(), decisionSerde.serializer(), TopologyNames.INTAKE, TopologyNames.ROUTER);
@@ -227,6 +242,16 @@ public final class RouterTopology {
                 new StringSerializer(), cancelSerde.serializer(), TopologyNames.ROUTER);
         topology.addSink(TopologyNames.DISPATCH_SINK, DispatchRouting.topicOf(topics),
                 new StringSerializer(), dispatchSerde.serializer(), DispatchRouting.partitioner(), TopologyNames.ROUTER);
+        if (perTenant) {
+            // tenants' cancels go on to the cancellations topic the router and workers follow, which only the router writes
+            topology.addSource(TopologyNames.TENANT_CANCELLATIONS_SOURCE, new StringDeserializer(), new ByteArrayDeserializer(),
+                    topics.tenantTopics("cancellations"));
+            topology.addProcessor(TopologyNames.TENANT_CANCEL_FORWARDER,
+                    () -> new TenantCancelForwarder(topics, cancelSerde.deserializer(), TopologyNames.TENANT_CANCELLATIONS_SINK),
+                    TopologyNames.TENANT_CANCELLATIONS_SOURCE);
+            topology.addSink(TopologyNames.TENANT_CANCELLATIONS_SINK, topics.cancellations().name(),
+                    new StringSerializer(), new ByteArraySerializer(), TopologyNames.TENANT_CANCEL_FORWARDER);
+        }
         if (admission) {
             topology.addSink(TopologyNames.ADMISSION_SETTLE_SINK, config.admissionTopic(), new StringSerializer(),
                     admissionRecords(config, serdes), TopologyNames.ROUTER, TopologyNames.RESULT_TRACKER);
@@ -267,7 +292,7 @@ public final class RouterTopology {
                 TopologyNames.ADMISSION);
         // sinks of its own: sharing routing's would join admission (keyed by tenant) and routing (keyed by
         // request id) into one sub-topology, whose source topics Streams would then require co-partitioned
-        topology.addSink(TopologyNames.ADMISSION_RESPONSES_SINK, config.topics().responses().name(),
+        topology.addSink(TopologyNames.ADMISSION_RESPONSES_SINK, ResponseTopics.extractor(config.topics(), config.tenantTopics()),
                 new StringSerializer(), serdes.valueSerde(ResponseEvent.class).serializer(), TopologyNames.ADMISSION);
         topology.addSink(TopologyNames.ADMISSION_DECISIONS_SINK, config.topics().decisions().name(),
                 new StringSerializer(), serdes.valueSerde(RoutingDecision.class).serializer(), TopologyNames.ADMISSION);

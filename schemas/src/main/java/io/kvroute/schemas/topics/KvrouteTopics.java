@@ -10,6 +10,7 @@ import io.kvroute.schemas.v1.WorkerTelemetry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -20,6 +21,7 @@ public final class KvrouteTopics {
     public static final String DEFAULT_PREFIX = "kvroute";
     public static final int DEFAULT_PARTITIONS = 4;
     private static final Pattern REGION_NAME = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
+    private static final Pattern TENANT_NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
 
     private static final Map<String, String> DELETE_7D = Map.of("cleanup.policy", "delete", "retention.ms", "604800000");
     private static final Map<String, String> COMPACTED = Map.of(
@@ -92,6 +94,58 @@ public final class KvrouteTopics {
     /** Dead letters: the original bytes, with the reason in headers (see {@link DeadLetterHeaders}). */
     public TopicSpec<byte[]> deadLetters() {
         return new TopicSpec<>(name("dlq"), byte[].class, "original key", 1, DELETE_7D);
+    }
+
+    /**
+     * A tenant's own requests topic in a deployment with topics per tenant: {@code <prefix>.requests.<tenant>}. Its
+     * writers are that tenant's principal only (ACLs), so the router takes the tenant from the topic.
+     */
+    public TopicSpec<InferenceRequest> requestsOf(String tenant) {
+        return new TopicSpec<>(name("requests." + checkTenant(tenant)), InferenceRequest.class, "requestId", partitions, DELETE_7D);
+    }
+
+    /** A tenant's own responses topic, {@code <prefix>.responses.<tenant>}: only that tenant reads it. */
+    public TopicSpec<ResponseEvent> responsesOf(String tenant) {
+        return new TopicSpec<>(name("responses." + checkTenant(tenant)), ResponseEvent.class, "requestId", partitions, DELETE_7D);
+    }
+
+    /**
+     * A tenant's own cancels, {@code <prefix>.cancellations.<tenant>}: the router passes them on to {@link #cancellations()},
+     * stamped with the tenant, which then only the router writes.
+     */
+    public TopicSpec<CancelRequest> cancellationsOf(String tenant) {
+        TopicSpec<CancelRequest> shared = cancellations();
+        return new TopicSpec<>(name("cancellations." + checkTenant(tenant)), CancelRequest.class, "requestId", partitions,
+                shared.configs());
+    }
+
+    /** The topics of one tenant in a deployment with topics per tenant. */
+    public List<TopicSpec<?>> ofTenant(String tenant) {
+        return List.of(requestsOf(tenant), responsesOf(tenant), cancellationsOf(tenant));
+    }
+
+    /** Matches every tenant's topic of {@code kind} ("requests", "responses", "cancellations"); group 1 is the tenant. */
+    public Pattern tenantTopics(String kind) {
+        return Pattern.compile(Pattern.quote(name(kind) + ".") + "(" + TENANT_NAME.pattern() + ")");
+    }
+
+    /** The tenant a tenant topic of {@code kind} belongs to, or null for a topic that is not one. */
+    public String tenantOf(String kind, String topic) {
+        Matcher m = tenantTopics(kind).matcher(topic == null ? "" : topic);
+        return m.matches() ? m.group(1) : null;
+    }
+
+    /** Whether {@code tenant} can name a tenant's topics: letters, digits, '_' or '-', at most 64. */
+    public static boolean isTenantName(String tenant) {
+        return tenant != null && TENANT_NAME.matcher(tenant).matches();
+    }
+
+    private static String checkTenant(String tenant) {
+        if (!isTenantName(tenant)) {
+            throw new IllegalArgumentException("a tenant with topics of its own is named by letters, digits, '_' or '-' (at most 64), was '"
+                    + tenant + "'");
+        }
+        return tenant;
     }
 
     /** All topics of a deployment whose regions have the given number of GPU slots. */

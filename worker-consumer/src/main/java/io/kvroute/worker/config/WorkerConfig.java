@@ -4,6 +4,7 @@ import io.kvroute.platform.config.ConfigException;
 import io.kvroute.platform.config.SettingDefs;
 import io.kvroute.platform.config.Settings;
 import io.kvroute.schemas.topics.KvrouteTopics;
+import io.kvroute.schemas.topics.TenantTopics;
 import io.kvroute.worker.engine.openai.OpenAiSettings;
 import io.kvroute.worker.engine.sim.EngineLimits;
 import io.kvroute.worker.engine.sim.KvBlockPool;
@@ -34,10 +35,11 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
                            long telemetryIntervalMs, int maxWaiting, long commitIntervalMs, String metricsHost, int metricsPort,
                            Map<String, Object> kafka, OpenAiSettings openai, long cancellationLookbackMs,
                            long replacementCheckAfterMs, int retryMax, long retryBackoffMs,
-                           long poolRequestsPerMinute, long poolTokensPerMinute, String pool) {
+                           long poolRequestsPerMinute, long poolTokensPerMinute, String pool, TenantTopics tenantTopics) {
     public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
     public static final String SCHEMA_REGISTRY_URL = "schema.registry.url";
     public static final String TOPIC_PREFIX = "kvroute.topic.prefix";
+    public static final String TENANT_TOPICS = TenantTopics.SETTING;
     public static final String WORKER_ID = "worker.id";
     public static final String REGION = "worker.region";
     public static final String MODELS = "worker.models";
@@ -145,6 +147,8 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
             .string(BOOTSTRAP_SERVERS, null, "host:port,...", "The Kafka cluster the worker reads dispatches from and writes results to.")
             .string(SCHEMA_REGISTRY_URL, null, "http:// or https:// URL", "The schema registry (Confluent API).")
             .string(TOPIC_PREFIX, DEFAULT_TOPIC_PREFIX, NAME_CHARS, "Topics are named `<prefix>.<name>`; must match the router's.")
+            .oneOf(TENANT_TOPICS, TenantTopics.NAMES, TenantTopics.SHARED.setting(),
+                    "`per-tenant`: results go to `<prefix>.responses.<tenant>`, the tenant the router gave the request; `shared`: to `<prefix>.responses`. Must match the router's.")
             .string(WORKER_ID, null, NAME_CHARS,
                     "This worker's id, stable across restarts: its transactional id, so a restart fences the previous incarnation.")
             .string(REGION, null, "lower-case letters, digits and '-'", "This worker's region: it consumes `<prefix>.dispatch.<region>` in group `<prefix>.worker.<region>`.")
@@ -240,7 +244,8 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
                 DEFINITIONS.longValue(s, POOL_TOKENS_PER_MINUTE),
                 s.has(POOL) ? s.matching(POOL, v -> v.matches("[A-Za-z0-9._:/@-]{1,128}"),
                         "must be 1-128 letters, digits or '.', '_', ':', '/', '@', '-'")
-                        : openai != null ? openai.model() : SIM_POOL);
+                        : openai != null ? openai.model() : SIM_POOL,
+                TenantTopics.of(DEFINITIONS.oneOf(s, TENANT_TOPICS)));
     }
 
     private static OpenAiSettings openAi(Settings s, List<String> models) {

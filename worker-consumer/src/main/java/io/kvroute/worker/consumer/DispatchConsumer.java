@@ -5,6 +5,7 @@ import io.kvroute.schemas.topics.DeadLetterHeaders;
 import io.kvroute.schemas.topics.ResponseHeaders;
 import io.kvroute.schemas.topics.RunAttempt;
 import io.kvroute.schemas.topics.KvrouteTopics;
+import io.kvroute.schemas.topics.TenantTopics;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.InferenceRequest;
 import io.kvroute.schemas.v1.ResponseEvent;
@@ -31,6 +32,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -113,6 +115,11 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
     private final WorkerConfig config;
     private final String dispatchTopic;
     private final String responsesTopic;
+    /**
+     * With topics per tenant: the responses topic of each request this worker has read and not yet answered (the
+     * tenant's); chunks are sent from the engine's thread. Empty with one responses topic.
+     */
+    private final Map<String, String> tenantResponseTopics = new ConcurrentHashMap<>();
     private final String deadLetterTopic;
     private final Consumer<byte[], byte[]> consumer;
     private final Producer<String, byte[]> chunkProducer;
@@ -319,6 +326,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
                 continue;
             }
             partition.progress.started(offset);
+            rememberResponseTopic(dispatched.getRequest());
             try {
                 start(tp, partition, offset, dispatched);
             } catch (RuntimeException e) {
@@ -348,6 +356,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
             LOG.info("request {} attempt {} was placed again elsewhere; not running it on worker {}", request.getRequestId(),
                     dispatched.getAttempt(), config.workerId());
             outcomes.add(Outcome.superseded(tp, offset, partition.epoch));
+            tenantResponseTopics.remove(request.getRequestId());
             return;
         }
         if (request.getDeadlineMs() != null && request.getDeadlineMs() < now) {
@@ -552,9 +561,24 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
         return (int) Math.max(1, Math.min(Integer.MAX_VALUE, (chars + 3) / 4));
     }
 
+    /** With topics per tenant, where this request's chunks and result go: its tenant's responses topic. */
+    private void rememberResponseTopic(InferenceRequest request) {
+        if (config.tenantTopics() == TenantTopics.PER_TENANT) {
+            String tenant = request.getTenant();
+            KvrouteTopics topics = config.topics();
+            tenantResponseTopics.put(request.getRequestId(),
+                    KvrouteTopics.isTenantName(tenant) ? topics.responsesOf(tenant).name() : responsesTopic);
+        }
+    }
+
+    private String responsesTopicOf(String requestId) {
+        return tenantResponseTopics.getOrDefault(requestId, responsesTopic);
+    }
+
     private Future<RecordMetadata> sendChunk(String requestId, ResponseEvent chunk) {
-        byte[] value = responseSerde.serializer().serialize(responsesTopic, chunk);
-        ProducerRecord<String, byte[]> record = new ProducerRecord<>(responsesTopic, requestId, value);
+        String topic = responsesTopicOf(requestId);
+        byte[] value = responseSerde.serializer().serialize(topic, chunk);
+        ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, requestId, value);
         ResponseHeaders.markChunk(record.headers());
         return chunkProducer.send(record, (metadata, error) -> {
             if (error != null) {
@@ -610,7 +634,8 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
         try {
             txProducer.beginTransaction();
             for (Outcome o : batch) {
-                ProducerRecord<byte[], byte[]> record = o.toRecord(responsesTopic, responseSerde.serializer());
+                ProducerRecord<byte[], byte[]> record = o.toRecord(o.terminal() == null ? responsesTopic
+                        : responsesTopicOf(o.terminal().getRequestId()), responseSerde.serializer());
                 if (record != null) {
                     txProducer.send(record);
                 }
@@ -649,8 +674,11 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
         dirty.clear();
         for (Outcome o : batch) {
             Owned partition = owned.get(o.source());
-            if (partition != null && o.terminal() != null) {
-                partition.runs.remove(o.terminal().getRequestId());
+            if (o.terminal() != null) {
+                if (partition != null) {
+                    partition.runs.remove(o.terminal().getRequestId());
+                }
+                tenantResponseTopics.remove(o.terminal().getRequestId());
             }
             record(o);
         }
@@ -759,6 +787,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
             dirty.remove(tp);
             if (partition != null) {
                 partition.runs.keySet().forEach(engine::cancel);
+                partition.runs.keySet().forEach(tenantResponseTopics::remove);
             }
         }
         publishOwnership();

@@ -1,6 +1,7 @@
 package io.kvroute.platform.kafka.acls;
 
 import io.kvroute.schemas.topics.KvrouteTopics;
+import io.kvroute.schemas.topics.TenantTopics;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.acl.AccessControlEntry;
@@ -26,24 +27,36 @@ import org.apache.kafka.common.resource.ResourceType;
  * <li><b>operator</b>: everything under the deployment's names (create topics, inspect and abort transactions).</li>
  * </ul>
  *
- * Within one deployment every tenant reads every tenant's responses: tenants that must not see each other run one
- * deployment each (their own topic prefix and router), until requests and responses are split per tenant.
+ * With shared topics ({@link TenantTopics#SHARED}) every tenant of a deployment reads every tenant's responses. With
+ * topics per tenant ({@link TenantTopics#PER_TENANT}) a tenant is granted its own requests, cancellations and
+ * responses topics only, and the router reads and workers answer every tenant's by prefix: tenants see nothing of
+ * each other, and the cancellations topic the router and workers follow is written by the router alone.
  */
 public final class KvrouteAcls {
     private final KvrouteTopics topics;
     private final String routerApplicationId;
+    private final TenantTopics layout;
 
     public KvrouteAcls(String topicPrefix, String routerApplicationId) {
-        this.topics = new KvrouteTopics(topicPrefix, KvrouteTopics.DEFAULT_PARTITIONS);
-        this.routerApplicationId = routerApplicationId;
+        this(topicPrefix, routerApplicationId, TenantTopics.SHARED);
     }
 
-    /** What a client submitting requests and collecting their results may do. */
-    public List<AclBinding> tenant(String principal) {
+    public KvrouteAcls(String topicPrefix, String routerApplicationId, TenantTopics layout) {
+        this.topics = new KvrouteTopics(topicPrefix, KvrouteTopics.DEFAULT_PARTITIONS);
+        this.routerApplicationId = routerApplicationId;
+        this.layout = layout;
+    }
+
+    /**
+     * What a client submitting requests and collecting their results may do: as {@code tenant} with topics per tenant
+     * (its own three topics), the shared topics otherwise ({@code tenant} unused).
+     */
+    public List<AclBinding> tenant(String principal, String tenant) {
         Grants g = new Grants(principal);
-        g.topic(topics.requests().name(), AclOperation.WRITE, AclOperation.DESCRIBE);
-        g.topic(topics.cancellations().name(), AclOperation.WRITE, AclOperation.DESCRIBE);
-        g.topic(topics.responses().name(), AclOperation.READ, AclOperation.DESCRIBE);
+        boolean own = layout == TenantTopics.PER_TENANT;
+        g.topic((own ? topics.requestsOf(tenant) : topics.requests()).name(), AclOperation.WRITE, AclOperation.DESCRIBE);
+        g.topic((own ? topics.cancellationsOf(tenant) : topics.cancellations()).name(), AclOperation.WRITE, AclOperation.DESCRIBE);
+        g.topic((own ? topics.responsesOf(tenant) : topics.responses()).name(), AclOperation.READ, AclOperation.DESCRIBE);
         return g.bindings;
     }
 
@@ -58,6 +71,12 @@ public final class KvrouteAcls {
         }
         g.topic(topics.deadLetters().name(), AclOperation.WRITE, AclOperation.DESCRIBE);
         g.add(new ResourcePattern(ResourceType.TOPIC, dispatchTopicPrefix(), PatternType.PREFIXED), AclOperation.WRITE, AclOperation.DESCRIBE);
+        if (layout == TenantTopics.PER_TENANT) {
+            for (String kind : List.of("requests", "cancellations")) {
+                g.add(tenantTopics(kind), AclOperation.READ, AclOperation.DESCRIBE);
+            }
+            g.add(tenantTopics("responses"), AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE);
+        }
         // Kafka Streams: internal topics (changelogs, admission), the group, and the transactional ids of exactly-once
         g.add(new ResourcePattern(ResourceType.TOPIC, routerApplicationId + "-", PatternType.PREFIXED), AclOperation.ALL);
         g.add(new ResourcePattern(ResourceType.GROUP, routerApplicationId, PatternType.LITERAL), AclOperation.READ, AclOperation.DESCRIBE);
@@ -77,6 +96,9 @@ public final class KvrouteAcls {
         for (String write : List.of(topics.responses().name(), topics.workerTelemetry().name(), topics.kvEvents().name(),
                 topics.deadLetters().name())) {
             g.topic(write, AclOperation.WRITE, AclOperation.DESCRIBE);
+        }
+        if (layout == TenantTopics.PER_TENANT) {
+            g.add(tenantTopics("responses"), AclOperation.WRITE, AclOperation.DESCRIBE);
         }
         g.add(new ResourcePattern(ResourceType.GROUP, workerGroup(region), PatternType.LITERAL), AclOperation.READ, AclOperation.DESCRIBE);
         String transactionalIds = topics.prefix() + "-worker-";
@@ -106,6 +128,12 @@ public final class KvrouteAcls {
     /** The consumer group of a region's workers, as {@code WorkerConfig.groupId} names it. */
     public String workerGroup(String region) {
         return topics.prefix() + ".worker." + region;
+    }
+
+    /** Every tenant's topics of {@code kind}: {@code <prefix>.<kind>.} as a prefix. */
+    private ResourcePattern tenantTopics(String kind) {
+        String one = topics.requestsOf("t").name().replace(".requests.", "." + kind + ".");
+        return new ResourcePattern(ResourceType.TOPIC, one.substring(0, one.length() - 1), PatternType.PREFIXED);
     }
 
     private String dispatchTopicPrefix() {

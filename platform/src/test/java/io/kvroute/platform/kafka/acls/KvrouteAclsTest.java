@@ -3,6 +3,7 @@ package io.kvroute.platform.kafka.acls;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvroute.schemas.topics.TenantTopics;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -18,7 +19,7 @@ class KvrouteAclsTest {
 
     @Test
     void shouldLetATenantWriteRequestsAndCancelsAndReadResponsesOnly() {
-        List<AclBinding> tenant = acls.tenant("User:acme");
+        List<AclBinding> tenant = acls.tenant("User:acme", "acme");
 
         assertThat(grants(tenant, AclOperation.WRITE)).containsExactlyInAnyOrder("TOPIC LITERAL kvroute.requests",
                 "TOPIC LITERAL kvroute.cancellations");
@@ -57,7 +58,7 @@ class KvrouteAclsTest {
 
     @Test
     void shouldGiveNoRoleButTheOperatorAnythingOnTheDecisionsOrTelemetryItDoesNotUse() {
-        assertThat(grants(acls.tenant("User:t"), AclOperation.READ)).noneMatch(g -> g.contains("decisions") || g.contains("telemetry"));
+        assertThat(grants(acls.tenant("User:t", "t"), AclOperation.READ)).noneMatch(g -> g.contains("decisions") || g.contains("telemetry"));
         assertThat(grants(acls.worker("User:w", "us-east", null), AclOperation.READ)).noneMatch(g -> g.contains("requests"));
         assertThat(acls.operator("User:ops")).anySatisfy(b -> assertThat(b.pattern().resourceType()).isEqualTo(ResourceType.CLUSTER));
     }
@@ -65,13 +66,30 @@ class KvrouteAclsTest {
     @Test
     void shouldFollowTheTopicPrefixAndApplicationId() {
         KvrouteAcls other = new KvrouteAcls("team-b", "team-b-router");
-        assertThat(grants(other.tenant("User:t"), AclOperation.WRITE)).contains("TOPIC LITERAL team-b.requests");
+        assertThat(grants(other.tenant("User:t", "t"), AclOperation.WRITE)).contains("TOPIC LITERAL team-b.requests");
         assertThat(grants(other.router("User:r"), AclOperation.ALL)).containsExactly("TOPIC PREFIXED team-b-router-");
     }
 
     @Test
+    void shouldGiveATenantWithTopicsOfItsOwnThoseTopicsOnlyAndTheRouterAndWorkersEveryTenantsByPrefix() {
+        KvrouteAcls perTenant = new KvrouteAcls("kvroute", "kvroute-router", TenantTopics.PER_TENANT);
+
+        List<AclBinding> acme = perTenant.tenant("User:acme", "acme");
+        assertThat(grants(acme, AclOperation.WRITE)).containsExactlyInAnyOrder("TOPIC LITERAL kvroute.requests.acme",
+                "TOPIC LITERAL kvroute.cancellations.acme");
+        assertThat(grants(acme, AclOperation.READ)).containsExactly("TOPIC LITERAL kvroute.responses.acme");
+        assertThat(grants(perTenant.router("User:router"), AclOperation.READ)).contains("TOPIC PREFIXED kvroute.requests.",
+                "TOPIC PREFIXED kvroute.cancellations.", "TOPIC PREFIXED kvroute.responses.");
+        assertThat(grants(perTenant.router("User:router"), AclOperation.WRITE)).contains("TOPIC PREFIXED kvroute.responses.",
+                "TOPIC LITERAL kvroute.cancellations").doesNotContain("TOPIC PREFIXED kvroute.cancellations.");
+        assertThat(grants(perTenant.worker("User:w", "us-east", null), AclOperation.WRITE)).contains("TOPIC PREFIXED kvroute.responses.");
+        assertThat(grants(acls.router("User:router"), AclOperation.READ)).as("shared topics: no tenant prefixes")
+                .doesNotContain("TOPIC PREFIXED kvroute.requests.");
+    }
+
+    @Test
     void shouldRefuseAPrincipalWithoutAType() {
-        assertThatThrownBy(() -> acls.tenant("acme")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'acme'");
+        assertThatThrownBy(() -> acls.tenant("acme", "acme")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'acme'");
     }
 
     private static Set<String> grants(List<AclBinding> bindings, AclOperation operation) {

@@ -7,6 +7,7 @@ import io.kvroute.router.routing.Residency;
 import io.kvroute.router.routing.RouteRequest;
 import io.kvroute.schemas.registry.SchemaRegistryException;
 import io.kvroute.schemas.topics.DeadLetterHeaders;
+import io.kvroute.schemas.topics.KvrouteTopics;
 import io.kvroute.schemas.v1.DecisionOutcome;
 import io.kvroute.schemas.v1.InferenceRequest;
 import io.kvroute.schemas.v1.ResponseStatus;
@@ -56,6 +57,8 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
     private static final int MAX_ERROR_CHARS = 1_000;
 
     private final String requestsTopic;
+    /** With topics per tenant, the tenant of each requests topic; null with one requests topic. */
+    private final KvrouteTopics tenantTopics;
     private final Deserializer<InferenceRequest> deserializer;
     private final RequestValidator validator;
     private final String policy;
@@ -68,12 +71,17 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
 
     public RequestIntake(String requestsTopic, Deserializer<InferenceRequest> deserializer, RequestValidator validator,
                          String policy, RouterMetrics metrics, long dedupRetentionMs) {
-        this(requestsTopic, deserializer, validator, policy, metrics, dedupRetentionMs, Residency.none(), TopologyNames.ROUTER);
+        this(requestsTopic, deserializer, validator, policy, metrics, dedupRetentionMs, Residency.none(), TopologyNames.ROUTER, null);
     }
 
-    /** @param next the node valid requests go to: the router, or the admission sink */
+    /**
+     * @param next         the node valid requests go to: the router, or the admission sink
+     * @param tenantTopics with topics per tenant, the deployment's topics (the tenant is the requests topic's); else null
+     */
     public RequestIntake(String requestsTopic, Deserializer<InferenceRequest> deserializer, RequestValidator validator,
-                         String policy, RouterMetrics metrics, long dedupRetentionMs, Residency residency, String next) {
+                         String policy, RouterMetrics metrics, long dedupRetentionMs, Residency residency, String next,
+                         KvrouteTopics tenantTopics) {
+        this.tenantTopics = tenantTopics;
         this.residency = residency;
         this.next = next;
         this.requestsTopic = requestsTopic;
@@ -93,6 +101,8 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
     @Override
     public void process(Record<byte[], byte[]> record) {
         String key = readableKey(record.key());
+        String topicTenant = tenantTopics == null ? null
+                : tenantTopics.tenantOf("requests", context.recordMetadata().map(RecordMetadata::topic).orElse(null));
         InferenceRequest request;
         try {
             request = deserializer.deserialize(requestsTopic, record.value());
@@ -103,17 +113,31 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
             if (SchemaRegistryException.isOutage(e)) {
                 throw e;
             }
-            deadLetter(record, key, e);
+            deadLetter(record, key, topicTenant, e);
             return;
         }
         long now = context.currentSystemTimeMs();
         String id = request.getRequestId() != null && !request.getRequestId().isBlank() ? request.getRequestId() : key;
-        if (id != null && !id.equals(key)) {
-            // not claimed: the id's claim lives in the partition of its own key, which this may not be
-            rejectMisKeyed(id, key, request, record.timestamp(), now);
+        if (tenantTopics != null && !claimsItsTopicsTenant(request, topicTenant)) {
+            // not claimed: a tenant cannot take an id, or a quota, in another tenant's name; the answer goes to the
+            // sender's own responses topic only, so it is a plain REJECTED that its client takes as the result
+            String why = "the request names tenant '" + request.getTenant() + "' but was written to "
+                    + (topicTenant == null ? "a topic of no tenant" : "the requests topic of tenant '" + topicTenant + "'")
+                    + ": with topics per tenant the tenant is the topic's";
+            if (id == null) {
+                deadLetter(record, null, topicTenant, new IllegalArgumentException(why));
+            } else {
+                reject(id, request, topicTenant, new Rejection(Rejection.TENANT_MISMATCH, why), record.timestamp(), now);
+            }
             return;
         }
-        if (id != null && isDuplicate(id, request, record.timestamp(), now)) {
+        String tenant = tenantTopics != null ? topicTenant : request.getTenant();
+        if (id != null && !id.equals(key)) {
+            // not claimed: the id's claim lives in the partition of its own key, which this may not be
+            rejectMisKeyed(id, key, request, tenant, record.timestamp(), now);
+            return;
+        }
+        if (id != null && isDuplicate(id, request, tenant, record.timestamp(), now)) {
             return;
         }
         Optional<Rejection> rejection = validator.validate(request, now);
@@ -121,7 +145,7 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
             RouteRequest route = Conversions.toRouteRequest(request);
             Optional<RouteRequest> constrained = residency.constrain(route);
             if (constrained.isEmpty()) {
-                reject(id, request, new Rejection(Rejection.RESIDENCY, residency.conflict(route)), record.timestamp(), now);
+                reject(id, request, tenant, new Rejection(Rejection.RESIDENCY, residency.conflict(route)), record.timestamp(), now);
                 return;
             }
             if (!constrained.get().allowedRegions().equals(route.allowedRegions())) {
@@ -133,39 +157,53 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
             return;
         }
         if (id == null) {
-            deadLetter(record, null, new IllegalArgumentException(rejection.get().reason()));
+            deadLetter(record, null, tenant, new IllegalArgumentException(rejection.get().reason()));
             return;
         }
-        reject(id, request, rejection.get(), record.timestamp(), now);
+        reject(id, request, tenant, rejection.get(), record.timestamp(), now);
     }
 
-    private void reject(String id, InferenceRequest request, Rejection rejection, long timestamp, long now) {
+    /** With topics per tenant: a request names no tenant (it gets its topic's) or its topic's. */
+    private static boolean claimsItsTopicsTenant(InferenceRequest request, String topicTenant) {
+        if (topicTenant == null) {
+            return false;
+        }
+        if (request.getTenant() == null || request.getTenant().isEmpty()) {
+            request.setTenant(topicTenant);
+        }
+        return request.getTenant().equals(topicTenant);
+    }
+
+    private void reject(String id, InferenceRequest request, String tenant, Rejection rejection, long timestamp, long now) {
         metrics.rejected(rejection.kind());
         LOG.info("rejected request {}: {}", id, rejection.reason());
         context.forward(new Record<Object, Object>(id, Conversions.terminal(id, request, ResponseStatus.REJECTED, rejection.reason(), now),
-                timestamp, new RecordHeaders()), TopologyNames.RESPONSES_SINK);
+                timestamp, ResponseTopics.forTenant(tenant)), TopologyNames.RESPONSES_SINK);
         context.forward(new Record<Object, Object>(id, Conversions.refusedDecision(id, request, DecisionOutcome.REJECTED, policy, 0,
                 rejection.reason(), now), timestamp, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
+    }
+
+    /** Answers a record whose key is not its request id (or is null), as one that does not claim its id. */
+    private void rejectMisKeyed(String id, String key, InferenceRequest request, String tenant, long timestamp, long now) {
+        String keyed = key == null ? "record has no key" : "record key '" + key + "' is not the request id '" + id + "'";
+        rejectUnclaimed(id, request, tenant, new Rejection(Rejection.KEY_MISMATCH, keyed + ": the key must equal the request id"
+                + " (the client library keys requests so); this record is not run and its id is not claimed"), timestamp, now);
     }
 
     /**
-     * Answers a record whose key is not its request id (or is null). Its REJECTED is marked
-     * {@code duplicate} (attempt 0), as for a reused id: it answers that record's sender, and no
-     * reader takes it as the result of the request the id names, which may be someone else's.
+     * Answers a record that does not claim its id: its REJECTED is marked {@code duplicate} (attempt 0), so no reader
+     * takes it as the result of the request the id names, which may be someone else's.
      */
-    private void rejectMisKeyed(String id, String key, InferenceRequest request, long timestamp, long now) {
-        String keyed = key == null ? "record has no key" : "record key '" + key + "' is not the request id '" + id + "'";
-        Rejection rejection = new Rejection(Rejection.KEY_MISMATCH, keyed + ": the key must equal the request id"
-                + " (the client library keys requests so); this record is not run and its id is not claimed");
+    private void rejectUnclaimed(String id, InferenceRequest request, String tenant, Rejection rejection, long timestamp, long now) {
         metrics.rejected(rejection.kind());
-        LOG.info("rejected a mis-keyed record naming request {}: {}", id, rejection.reason());
+        LOG.info("rejected a record naming request {}: {}", id, rejection.reason());
         context.forward(new Record<Object, Object>(id, Conversions.duplicateTerminal(id, request, rejection.reason(), now),
-                timestamp, new RecordHeaders()), TopologyNames.RESPONSES_SINK);
+                timestamp, ResponseTopics.forTenant(tenant)), TopologyNames.RESPONSES_SINK);
         context.forward(new Record<Object, Object>(id, Conversions.refusedDecision(id, request, DecisionOutcome.REJECTED, policy, 0,
                 rejection.reason(), now), timestamp, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
     }
 
-    private void deadLetter(Record<byte[], byte[]> record, String key, Exception error) {
+    private void deadLetter(Record<byte[], byte[]> record, String key, String tenant, Exception error) {
         long now = context.currentSystemTimeMs();
         String message = truncate(String.valueOf(error.getMessage()));
         Optional<RecordMetadata> source = context.recordMetadata();
@@ -177,13 +215,13 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
         LOG.warn("dead-lettered a request record (key {}, {} bytes) at {}: {}", key == null ? "unreadable" : key,
                 record.value() == null ? 0 : record.value().length,
                 source.map(m -> m.topic() + "-" + m.partition() + "@" + m.offset()).orElse("?"), message);
-        if (key != null && !isDuplicate(key, null, record.timestamp(), now)) {
-            reject(key, null, new Rejection(Rejection.UNDECODABLE, message), record.timestamp(), now);
+        if (key != null && !isDuplicate(key, null, tenant, record.timestamp(), now)) {
+            reject(key, null, tenant, new Rejection(Rejection.UNDECODABLE, message), record.timestamp(), now);
         }
     }
 
     /** Claims {@code id}; if an earlier request holds it, answers this one as a duplicate and returns true. */
-    private boolean isDuplicate(String id, InferenceRequest request, long timestamp, long now) {
+    private boolean isDuplicate(String id, InferenceRequest request, String tenant, long timestamp, long now) {
         OptionalLong acceptedAt = accepted.claim(id, now);
         if (acceptedAt.isEmpty()) {
             return false;
@@ -193,7 +231,7 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
         metrics.rejected(rejection.kind());
         LOG.warn("rejected a duplicate of request {} (first accepted at {})", id, acceptedAt.getAsLong());
         context.forward(new Record<Object, Object>(id, Conversions.duplicateTerminal(id, request, rejection.reason(), now),
-                timestamp, new RecordHeaders()), TopologyNames.RESPONSES_SINK);
+                timestamp, ResponseTopics.forTenant(tenant)), TopologyNames.RESPONSES_SINK);
         context.forward(new Record<Object, Object>(id, Conversions.refusedDecision(id, request, DecisionOutcome.REJECTED, policy, 0,
                 rejection.reason(), now), timestamp, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
         return true;

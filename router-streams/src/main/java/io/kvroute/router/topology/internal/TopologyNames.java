@@ -24,6 +24,9 @@ public final class TopologyNames {
     public static final String RESPONSES_SOURCE = "kvroute-responses-source";
     public static final String RESULT_TRACKER = "kvroute-result-tracker";
     public static final String CANCELLATIONS_SINK = "kvroute-cancellations-sink";
+    public static final String TENANT_CANCELLATIONS_SOURCE = "kvroute-tenant-cancellations-source";
+    public static final String TENANT_CANCEL_FORWARDER = "kvroute-tenant-cancel-forwarder";
+    public static final String TENANT_CANCELLATIONS_SINK = "kvroute-tenant-cancellations-sink";
     public static final String ADMISSION_REQUEST_SINK = "kvroute-admission-request-sink";
     public static final String ADMISSION_SETTLE_SINK = "kvroute-admission-settle-sink";
     public static final String ADMISSION_SOURCE = "kvroute-admission-source";

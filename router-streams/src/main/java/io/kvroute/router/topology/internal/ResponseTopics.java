@@ -1,0 +1,35 @@
+package io.kvroute.router.topology.internal;
+
+import io.kvroute.schemas.topics.KvrouteTopics;
+import io.kvroute.schemas.topics.ResponseHeaders;
+import io.kvroute.schemas.topics.TenantTopics;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.streams.processor.TopicNameExtractor;
+
+/**
+ * Where the router's own answers (refusals, expiries) go: the one responses topic, or with topics per tenant the
+ * tenant's, named by the {@link ResponseHeaders#TENANT} header every answer carries. An answer without a tenant (there
+ * is none with topics per tenant: the topic names it) would go to the shared topic, which no tenant reads.
+ */
+public final class ResponseTopics {
+    private ResponseTopics() {
+    }
+
+    /** The sink's topic for each answer. */
+    public static TopicNameExtractor<Object, Object> extractor(KvrouteTopics topics, TenantTopics layout) {
+        String shared = topics.responses().name();
+        if (layout == TenantTopics.SHARED) {
+            return (key, value, context) -> shared;
+        }
+        return (key, value, context) -> {
+            String tenant = ResponseHeaders.tenant(context.headers());
+            return KvrouteTopics.isTenantName(tenant) ? topics.responsesOf(tenant).name() : shared;
+        };
+    }
+
+    /** Headers of an answer for {@code tenant}. */
+    public static Headers forTenant(String tenant) {
+        return ResponseHeaders.withTenant(new RecordHeaders(), tenant);
+    }
+}

@@ -1,0 +1,135 @@
+package io.kvroute.router.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvroute.platform.config.Settings;
+import io.kvroute.router.config.RouterConfig;
+import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.schemas.serde.Serdes;
+import io.kvroute.schemas.topics.KvrouteTopics;
+import io.kvroute.schemas.topics.ResponseHeaders;
+import io.kvroute.schemas.v1.CancelRequest;
+import io.kvroute.schemas.v1.DispatchedRequest;
+import io.kvroute.schemas.v1.InferenceRequest;
+import io.kvroute.schemas.v1.ResponseEvent;
+import io.kvroute.schemas.v1.ResponseStatus;
+import io.kvroute.schemas.v1.WorkerTelemetry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * With {@code kvroute.tenant.topics=per-tenant} the router reads every tenant's requests topic, takes the tenant from
+ * the topic, answers on the tenant's own responses topic, and passes tenants' cancels on to the cancellations topic
+ * only it writes, refusing what a tenant may not write there.
+ */
+class PerTenantTopologyTest {
+    private static final long T0 = 1_800_000_000_000L;
+
+    @TempDir
+    Path stateDir;
+
+    private final KvrouteTopics topics = KvrouteTopics.defaults();
+    private Serdes serdes;
+    private TopologyTestDriver driver;
+    private TestOutputTopic<String, DispatchedRequest> dispatch;
+
+    @BeforeEach
+    void startDriver() {
+        Map<String, String> settings = new HashMap<>();
+        settings.put("bootstrap.servers", "unused:9092");
+        settings.put("schema.registry.url", "mock://per-tenant-" + UUID.randomUUID());
+        settings.put("router.regions", "us-east");
+        settings.put("router.models", "llama-3.1-8b:8192");
+        settings.put("router.max.prompt.tokens", "6000");
+        settings.put("router.state.dir", stateDir.toString());
+        settings.put("kvroute.tenant.topics", "per-tenant");
+        RouterConfig config = RouterConfig.from(Settings.of(settings));
+        serdes = new Serdes(config.serdeConfig());
+        driver = new TopologyTestDriver(RouterTopology.build(config, serdes, new RouterMetrics(new SimpleMeterRegistry()),
+                (key, value, headers) -> { }), config.streamsProperties(), Instant.ofEpochMilli(T0));
+        driver.createInputTopic(topics.workerTelemetry().name(), new StringSerializer(), serdes.valueSerde(WorkerTelemetry.class).serializer())
+                .pipeInput("east-1", Records.telemetry("east-1", "us-east", List.of(0), T0).build());
+        dispatch = driver.createOutputTopic(topics.dispatchTopic("us-east"), new StringDeserializer(),
+                serdes.valueSerde(DispatchedRequest.class).deserializer());
+    }
+
+    @AfterEach
+    void closeDriver() {
+        driver.close();
+    }
+
+    @Test
+    void shouldTakeTheTenantFromTheTopicAndDispatchIt() {
+        requestsOf("acme").pipeInput("r-1", Records.request("r-1", T0).setTenant("").build());
+
+        assertThat(dispatch.readValue().getRequest().getTenant()).isEqualTo("acme");
+    }
+
+    @Test
+    void shouldRejectARequestNamingAnotherTenantOnTheSendersOwnTopic() {
+        requestsOf("mallory").pipeInput("r-2", Records.request("r-2", T0).setTenant("acme").build());
+
+        assertThat(dispatch.isEmpty()).isTrue();
+        ResponseEvent answer = responsesOf("mallory").readValue();
+        assertThat(answer.getTerminal().getStatus()).isEqualTo(ResponseStatus.REJECTED);
+        assertThat(answer.getTerminal().getError()).contains("tenant_mismatch").contains("'acme'").contains("'mallory'");
+        assertThat(answer.getDuplicate()).as("only the sender reads its topic: its client takes this as r-2's result").isFalse();
+        assertThat(responsesOf("acme").isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldAnswerAnInvalidRequestOnItsTenantsTopicOnly() {
+        requestsOf("acme").pipeInput("r-3", Records.request("r-3", T0).setTenant("acme").setModel("no-such-model").build());
+
+        TestRecord<String, ResponseEvent> answer = responsesOf("acme").readRecord();
+        assertThat(answer.value().getTerminal().getStatus()).isEqualTo(ResponseStatus.REJECTED);
+        assertThat(ResponseHeaders.tenant(answer.headers())).isEqualTo("acme");
+        assertThat(responsesOf("globex").isEmpty()).isTrue();
+        assertThat(driver.createOutputTopic(topics.responses().name(), new StringDeserializer(), new ByteArrayDeserializer()).isEmpty())
+                .as("nothing on the shared responses topic").isTrue();
+    }
+
+    @Test
+    void shouldPassATenantsCancelOnStampedWithItsTenantAndDropWhatATenantMayNotWrite() {
+        TestInputTopic<String, CancelRequest> acmeCancels = driver.createInputTopic(topics.cancellationsOf("acme").name(),
+                new StringSerializer(), serdes.valueSerde(CancelRequest.class).serializer());
+        TestOutputTopic<String, CancelRequest> shared = driver.createOutputTopic(topics.cancellations().name(), new StringDeserializer(),
+                serdes.valueSerde(CancelRequest.class).deserializer());
+
+        acmeCancels.pipeInput("r-4", CancelRequest.newBuilder().setRequestId("r-4").setRequestedAtMs(T0).build());
+        acmeCancels.pipeInput("r-5", CancelRequest.newBuilder().setRequestId("r-5").setRequestedAtMs(T0).setSupersedesBelowAttempt(9).build());
+        acmeCancels.pipeInput("r-6", CancelRequest.newBuilder().setRequestId("not-r-6").setRequestedAtMs(T0).build());
+        acmeCancels.pipeInput("r-7", (CancelRequest) null);
+
+        TestRecord<String, CancelRequest> passed = shared.readRecord();
+        assertThat(passed.key()).isEqualTo("r-4");
+        assertThat(ResponseHeaders.tenant(passed.headers())).isEqualTo("acme");
+        assertThat(shared.isEmpty()).as("a forged re-placement marker, a mis-keyed cancel and a tombstone are dropped").isTrue();
+    }
+
+    private TestInputTopic<String, InferenceRequest> requestsOf(String tenant) {
+        return driver.createInputTopic(topics.requestsOf(tenant).name(), new StringSerializer(),
+                serdes.valueSerde(InferenceRequest.class).serializer());
+    }
+
+    private TestOutputTopic<String, ResponseEvent> responsesOf(String tenant) {
+        return driver.createOutputTopic(topics.responsesOf(tenant).name(), new StringDeserializer(),
+                serdes.valueSerde(ResponseEvent.class).deserializer());
+    }
+}
