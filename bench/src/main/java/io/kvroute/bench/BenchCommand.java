@@ -179,7 +179,7 @@ public final class BenchCommand implements Callable<Integer> {
     int threads;
 
     @Option(names = "--suite", description = "Run the whole grid and print one verdict table: every workload (Mooncake, both Azure "
-            + "traces, tenants, conversations) at the three loads where round-robin keeps the fleet 85, 92 and 97 % busy while requests arrive, over "
+            + "traces, tenants, conversations) at the three loads where round-robin keeps the fleet 85, 92 and 97 %% busy while requests arrive, over "
             + "--seeds (default 42,1,2,3,4,5), --policies, observable telemetry, routers starting from no engine profile; "
             + "then kvroute on a fleet of two GPU kinds from the right, a wrong and no profile. About 5 minutes on 2 cores.")
     boolean suite;

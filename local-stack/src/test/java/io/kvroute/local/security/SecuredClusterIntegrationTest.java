@@ -129,6 +129,45 @@ class SecuredClusterIntegrationTest {
     }
 
     @Test
+    void shouldApplyATenantsCancelToItsOwnRequestOnly() throws Exception {
+        String shared = "shared-id-" + UUID.randomUUID();
+        String own = "own-id-" + UUID.randomUUID();
+        try (KvrouteClient acme = KvrouteClient.create(ClientConfig.of(clientSettings("acme")));
+             KvrouteClient globex = KvrouteClient.create(ClientConfig.of(clientSettings("globex")))) {
+            globex.cancel(shared, "cancels an id that turns out to be acme's");
+            acme.cancel(own, "changed its mind");
+            awaitPassedOn(2);
+            Thread.sleep(3_000); // the router's global store and the worker's follower read them moments after they are committed
+
+            Completion notGlobexs = acme.submit(SubmitRequest.builder().requestId(shared).model(KvrouteServices.MODEL)
+                    .prompt("Mine, not globex's.").maxTokens(8).build()).get(2, TimeUnit.MINUTES);
+            Completion cancelled = acme.submit(SubmitRequest.builder().requestId(own).model(KvrouteServices.MODEL)
+                    .prompt("Never mind.").maxTokens(8).build()).get(2, TimeUnit.MINUTES);
+
+            assertThat(notGlobexs.status()).as("globex's cancel of the id does not stop acme's request").isEqualTo(ResponseStatus.COMPLETED);
+            assertThat(cancelled.status()).as("acme's own cancel does").isEqualTo(ResponseStatus.CANCELLED);
+        }
+    }
+
+    /** Waits until the router has passed this test's tenants' cancels on to the cancellations topic (read as the admin). */
+    private static void awaitPassedOn(int cancels) {
+        Map<String, Object> admin = new HashMap<>(broker.adminClientSettings());
+        admin.put("isolation.level", "read_committed");
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(admin, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> partitions = consumer.partitionsFor(TOPICS.cancellations().name()).stream()
+                    .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            int seen = 0;
+            long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (seen < cancels && System.nanoTime() < until) {
+                seen += consumer.poll(Duration.ofMillis(200)).count();
+            }
+            assertThat(seen).as("cancels passed on by the router").isGreaterThanOrEqualTo(cancels);
+        }
+    }
+
+    @Test
     void shouldKeepEachTenantToItsOwnTopics() {
         Map<String, Object> globex = kafkaSettings("globex");
         assertThatThrownBy(() -> readOne(globex, TOPICS.responsesOf("acme").name())).as("globex reads acme's results")

@@ -250,7 +250,7 @@ public final class RouterTopology {
                     () -> new TenantCancelForwarder(topics, cancelSerde.deserializer(), TopologyNames.TENANT_CANCELLATIONS_SINK),
                     TopologyNames.TENANT_CANCELLATIONS_SOURCE);
             topology.addSink(TopologyNames.TENANT_CANCELLATIONS_SINK, topics.cancellations().name(),
-                    new StringSerializer(), new ByteArraySerializer(), TopologyNames.TENANT_CANCEL_FORWARDER);
+                    new StringSerializer(), cancelSerde.serializer(), TopologyNames.TENANT_CANCEL_FORWARDER);
         }
         if (admission) {
             topology.addSink(TopologyNames.ADMISSION_SETTLE_SINK, config.admissionTopic(), new StringSerializer(),

@@ -112,15 +112,33 @@ class PerTenantTopologyTest {
         TestOutputTopic<String, CancelRequest> shared = driver.createOutputTopic(topics.cancellations().name(), new StringDeserializer(),
                 serdes.valueSerde(CancelRequest.class).deserializer());
 
-        acmeCancels.pipeInput("r-4", CancelRequest.newBuilder().setRequestId("r-4").setRequestedAtMs(T0).build());
+        acmeCancels.pipeInput("r-4", CancelRequest.newBuilder().setRequestId("r-4").setRequestedAtMs(T0).setTenant("globex").build());
         acmeCancels.pipeInput("r-5", CancelRequest.newBuilder().setRequestId("r-5").setRequestedAtMs(T0).setSupersedesBelowAttempt(9).build());
         acmeCancels.pipeInput("r-6", CancelRequest.newBuilder().setRequestId("not-r-6").setRequestedAtMs(T0).build());
         acmeCancels.pipeInput("r-7", (CancelRequest) null);
 
         TestRecord<String, CancelRequest> passed = shared.readRecord();
         assertThat(passed.key()).isEqualTo("r-4");
+        assertThat(passed.value().getTenant()).as("the topic's tenant, whatever the record said").isEqualTo("acme");
         assertThat(ResponseHeaders.tenant(passed.headers())).isEqualTo("acme");
         assertThat(shared.isEmpty()).as("a forged re-placement marker, a mis-keyed cancel and a tombstone are dropped").isTrue();
+    }
+
+    @Test
+    void shouldApplyATenantsCancelToThatTenantsRequestOnly() {
+        TestInputTopic<String, CancelRequest> passedOn = driver.createInputTopic(topics.cancellations().name(), new StringSerializer(),
+                serdes.valueSerde(CancelRequest.class).serializer());
+        passedOn.pipeInput("r-8", CancelRequest.newBuilder().setRequestId("r-8").setRequestedAtMs(T0).setTenant("globex").build());
+        passedOn.pipeInput("r-9", CancelRequest.newBuilder().setRequestId("r-9").setRequestedAtMs(T0).setTenant("acme").build());
+
+        requestsOf("acme").pipeInput("r-8", Records.request("r-8", T0).setTenant("acme").build());
+        requestsOf("acme").pipeInput("r-9", Records.request("r-9", T0).setTenant("acme").build());
+
+        assertThat(dispatch.readValue().getRequest().getRequestId()).as("globex's cancel of the id is not acme's").isEqualTo("r-8");
+        assertThat(dispatch.isEmpty()).isTrue();
+        ResponseEvent answer = responsesOf("acme").readValue();
+        assertThat(answer.getRequestId()).isEqualTo("r-9");
+        assertThat(answer.getTerminal().getStatus()).isEqualTo(ResponseStatus.CANCELLED);
     }
 
     private TestInputTopic<String, InferenceRequest> requestsOf(String tenant) {

@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Follows the cancellations topic on its own thread with its own consumer: every partition
- * assigned (no group), read_committed. Each cancel's request id (the record key) goes to
- * {@code onCancel}, unless its value is one of the router's re-placement markers, which goes to
+ * assigned (no group), read_committed. Each cancel's request id (the record key) and the tenant it is limited to
+ * (the router sets it on tenants' cancels with topics per tenant; null otherwise) go to {@code onCancel}, unless its value is one of the router's re-placement markers, which goes to
  * {@code onSupersede}; a value that does not decode counts as a cancel; a tombstone is skipped.
  *
  * <p>At start-up it reads back the cancels written in the last {@code lookback} (the first offset
@@ -53,7 +53,7 @@ public final class CancellationFollower implements Runnable, AutoCloseable, Canc
 
     private final org.apache.kafka.clients.consumer.Consumer<String, byte[]> consumer;
     private final String topic;
-    private final Consumer<String> onCancel;
+    private final BiConsumer<String, String> onCancel;
     private final BiConsumer<String, Integer> onSupersede;
     private final Deserializer<CancelRequest> deserializer;
     private final Object readUpToMonitor = new Object();
@@ -70,7 +70,7 @@ public final class CancellationFollower implements Runnable, AutoCloseable, Canc
 
     /** Cancels go to {@code onCancel}; re-placement markers (decoded with {@code deserializer}) go to {@code onSupersede}. */
     public CancellationFollower(org.apache.kafka.clients.consumer.Consumer<String, byte[]> consumer, String topic,
-                                Consumer<String> onCancel, BiConsumer<String, Integer> onSupersede,
+                                BiConsumer<String, String> onCancel, BiConsumer<String, Integer> onSupersede,
                                 Deserializer<CancelRequest> deserializer, Duration lookback, LongSupplier clock) {
         if (lookback.isNegative()) {
             throw new IllegalArgumentException("lookback must not be negative, was " + lookback);
@@ -147,8 +147,11 @@ public final class CancellationFollower implements Runnable, AutoCloseable, Canc
     private void deliver(ConsumerRecord<String, byte[]> record) {
         boolean marked = CancelHeaders.isSupersede(record.headers());
         Integer supersedesBelow = null;
+        String tenant = null;
         try {
-            supersedesBelow = deserializer.deserialize(topic, record.value()).getSupersedesBelowAttempt();
+            CancelRequest cancel = deserializer.deserialize(topic, record.value());
+            supersedesBelow = cancel.getSupersedesBelowAttempt();
+            tenant = cancel.getTenant();
         } catch (RuntimeException e) {
             if (marked) {
                 // never a user's cancel; older attempts of it may still run, and the response rule keeps one result
@@ -165,7 +168,7 @@ public final class CancellationFollower implements Runnable, AutoCloseable, Canc
             // the header decides, as in the router's cancel store: a marker never cancels
             LOG.warn("re-placement marker of request {} names no attempt; skipped", record.key());
         } else {
-            onCancel.accept(record.key());
+            onCancel.accept(record.key(), tenant);
         }
     }
 

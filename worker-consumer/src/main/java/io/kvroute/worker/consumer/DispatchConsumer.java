@@ -116,10 +116,11 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
     private final String dispatchTopic;
     private final String responsesTopic;
     /**
-     * With topics per tenant: the responses topic of each request this worker has read and not yet answered (the
-     * tenant's); chunks are sent from the engine's thread. Empty with one responses topic.
+     * With topics per tenant: the tenant of each request this worker has read and not yet answered, whose responses
+     * topic its chunks (sent from the engine's thread) and result go to, and whose cancels alone stop it. Empty with
+     * shared topics.
      */
-    private final Map<String, String> tenantResponseTopics = new ConcurrentHashMap<>();
+    private final Map<String, String> requestTenants = new ConcurrentHashMap<>();
     private final String deadLetterTopic;
     private final Consumer<byte[], byte[]> consumer;
     private final Producer<String, byte[]> chunkProducer;
@@ -131,6 +132,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
     private final LongSupplier clock;
     private final RetryBackoff retryBackoff;
     private final ConcurrentLinkedQueue<Outcome> outcomes = new ConcurrentLinkedQueue<>();
+    /** Cancels to apply on the poll thread, as {@link CancelKey}s. */
     private final ConcurrentLinkedQueue<String> cancels = new ConcurrentLinkedQueue<>();
     private final RecentlyCancelled recentlyCancelled = new RecentlyCancelled(RecentlyCancelled.DEFAULT_CAPACITY);
     private final SupersededAttempts superseded = new SupersededAttempts(SupersededAttempts.DEFAULT_CAPACITY);
@@ -186,8 +188,23 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
      * it is stopped and answered CANCELLED by the poll thread.
      */
     public void cancel(String requestId) {
-        recentlyCancelled.add(requestId);
-        cancels.add(requestId);
+        cancel(requestId, null);
+    }
+
+    /**
+     * As {@link #cancel(String)}, for a cancel of {@code tenant}'s request only (null: whoever's): with topics per tenant
+     * the router stamps each tenant's cancels so, and a request of another tenant with that id goes on.
+     */
+    public void cancel(String requestId, String tenant) {
+        String key = CancelKey.of(requestId, tenant);
+        recentlyCancelled.add(key);
+        cancels.add(key);
+    }
+
+    /** Whether a cancel received recently stops {@code request}: one of any tenant, or of the request's. */
+    private boolean cancelledRecently(String requestId) {
+        String tenant = requestTenants.get(requestId);
+        return recentlyCancelled.contains(requestId) || tenant != null && recentlyCancelled.contains(CancelKey.of(requestId, tenant));
     }
 
     /**
@@ -356,14 +373,14 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
             LOG.info("request {} attempt {} was placed again elsewhere; not running it on worker {}", request.getRequestId(),
                     dispatched.getAttempt(), config.workerId());
             outcomes.add(Outcome.superseded(tp, offset, partition.epoch));
-            tenantResponseTopics.remove(request.getRequestId());
+            requestTenants.remove(request.getRequestId());
             return;
         }
         if (request.getDeadlineMs() != null && request.getDeadlineMs() < now) {
             outcomes.add(Outcome.terminal(tp, offset, partition.epoch, events.expired(now), null, Outcome.Kind.EXPIRED, -1));
             return;
         }
-        if (recentlyCancelled.contains(request.getRequestId())) {
+        if (cancelledRecently(request.getRequestId())) {
             LOG.info("request {} was cancelled before it started on worker {}", request.getRequestId(), config.workerId());
             outcomes.add(Outcome.terminal(tp, offset, partition.epoch,
                     events.cancelled(0, "cancelled before it started", new EngineUsage(0, 0, 0), now), null, Outcome.Kind.CANCELLED, -1));
@@ -389,7 +406,12 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
 
     /** Ends the runs of cancelled requests on this worker, queued or running in the engine. */
     private void applyCancels() {
-        for (String requestId; (requestId = cancels.poll()) != null; ) {
+        for (String key; (key = cancels.poll()) != null; ) {
+            String requestId = CancelKey.requestId(key);
+            String tenant = CancelKey.tenant(key);
+            if (tenant != null && !tenant.equals(requestTenants.get(requestId))) {
+                continue; // another tenant's request of that id, or not here
+            }
             for (Owned partition : owned.values()) {
                 RequestRun run = partition.runs.get(requestId);
                 if (run == null) {
@@ -457,7 +479,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
             if (superseded.isVoid(id, failed.dispatchAttempt())) {
                 partition.runs.remove(id);
                 outcomes.add(Outcome.superseded(failed.source(), failed.offset(), failed.epoch()));
-            } else if (recentlyCancelled.contains(id)) {
+            } else if (cancelledRecently(id)) {
                 outcomes.add(Outcome.terminal(failed.source(), failed.offset(), failed.epoch(),
                         next.cancelled(0, "cancelled while waiting to retry", new EngineUsage(0, 0, 0), now), null,
                         Outcome.Kind.CANCELLED, -1));
@@ -564,15 +586,15 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
     /** With topics per tenant, where this request's chunks and result go: its tenant's responses topic. */
     private void rememberResponseTopic(InferenceRequest request) {
         if (config.tenantTopics() == TenantTopics.PER_TENANT) {
-            String tenant = request.getTenant();
-            KvrouteTopics topics = config.topics();
-            tenantResponseTopics.put(request.getRequestId(),
-                    KvrouteTopics.isTenantName(tenant) ? topics.responsesOf(tenant).name() : responsesTopic);
+            if (KvrouteTopics.isTenantName(request.getTenant())) {
+                requestTenants.put(request.getRequestId(), request.getTenant());
+            }
         }
     }
 
     private String responsesTopicOf(String requestId) {
-        return tenantResponseTopics.getOrDefault(requestId, responsesTopic);
+        String tenant = requestTenants.get(requestId);
+        return tenant == null ? responsesTopic : config.topics().responsesOf(tenant).name();
     }
 
     private Future<RecordMetadata> sendChunk(String requestId, ResponseEvent chunk) {
@@ -678,7 +700,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
                 if (partition != null) {
                     partition.runs.remove(o.terminal().getRequestId());
                 }
-                tenantResponseTopics.remove(o.terminal().getRequestId());
+                requestTenants.remove(o.terminal().getRequestId());
             }
             record(o);
         }
@@ -787,7 +809,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
             dirty.remove(tp);
             if (partition != null) {
                 partition.runs.keySet().forEach(engine::cancel);
-                partition.runs.keySet().forEach(tenantResponseTopics::remove);
+                partition.runs.keySet().forEach(requestTenants::remove);
             }
         }
         publishOwnership();

@@ -72,7 +72,7 @@ class CancellationFollowerTest {
         consumer.updatePartitions(TOPIC, List.of(new PartitionInfo(TOPIC, 0, Node.noNode(), new Node[0], new Node[0])));
         consumer.updateBeginningOffsets(Map.of(P0, 0L));
         consumer.updateEndOffsets(Map.of(P0, 0L));
-        follower = new CancellationFollower(consumer, TOPIC, cancelled::add, (id, below) -> superseded.add(id + "<" + below),
+        follower = new CancellationFollower(consumer, TOPIC, (id, tenant) -> cancelled.add(id), (id, below) -> superseded.add(id + "<" + below),
                 serde.deserializer(), Duration.ZERO, () -> clock.addAndGet(50));
         new Thread(follower, "follower-test").start();
         assertThat(follower.awaitPositioned(Duration.ofSeconds(10))).isTrue();

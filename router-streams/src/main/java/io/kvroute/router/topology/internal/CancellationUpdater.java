@@ -44,18 +44,24 @@ public final class CancellationUpdater implements Processor<String, byte[], Void
         }
         if (record.value() == null) {
             cancelled.delete(record.key());
-        } else if (CancelHeaders.isSupersede(record.headers()) || isReplacementMarker(record.value())) {
+        } else if (CancelHeaders.isSupersede(record.headers())) {
             LOG.debug("request {} was re-placed; older attempts are void", record.key());
         } else {
-            cancelled.put(record.key(), record.value());
+            CancelRequest cancel = decoded(record.value());
+            if (cancel != null && cancel.getSupersedesBelowAttempt() != null) {
+                LOG.debug("request {} was re-placed; older attempts are void", record.key());
+            } else {
+                // one that does not decode still cancels, of any tenant
+                cancelled.put(record.key(), CancelledEntry.of(cancel == null ? null : cancel.getTenant(), record.value()));
+            }
         }
     }
 
-    private boolean isReplacementMarker(byte[] value) {
+    private CancelRequest decoded(byte[] value) {
         try {
-            return deserializer.deserialize(topic, value).getSupersedesBelowAttempt() != null;
+            return deserializer.deserialize(topic, value);
         } catch (RuntimeException e) {
-            return false;
+            return null;
         }
     }
 }

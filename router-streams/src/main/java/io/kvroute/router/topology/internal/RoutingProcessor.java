@@ -586,7 +586,8 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
     }
 
     private boolean isCancelled(InferenceRequest request) {
-        return cancellations.get(request.getRequestId()) != null;
+        // a tenant's cancel (topics per tenant) cancels that tenant's request only
+        return CancelledEntry.cancels(cancellations.get(request.getRequestId()), request.getTenant());
     }
 
     private void cancel(InferenceRequest request, String why, int dispatchAttempt, long now) {
