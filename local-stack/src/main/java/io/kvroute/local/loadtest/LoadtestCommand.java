@@ -80,6 +80,11 @@ public final class LoadtestCommand implements Callable<Integer> {
     @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Extra router setting, router.* or kafka.* (repeatable).")
     Map<String, String> settings = new LinkedHashMap<>();
 
+    @Option(names = "--warmup-seconds", defaultValue = "10",
+            description = "With --rate: the requests offered in the first this many seconds are routed but left out of the latency "
+                    + "percentiles, so they measure a router that has compiled its code and settled, at a steady rate (default: ${DEFAULT-VALUE}).")
+    double warmupSeconds;
+
     @Option(names = "--stall-timeout", defaultValue = "PT60S", description = "Stop a phase when nothing new was read for this long, ISO-8601 (default: ${DEFAULT-VALUE}).")
     Duration stallTimeout;
 
@@ -139,6 +144,9 @@ public final class LoadtestCommand implements Callable<Integer> {
                 throw bad("--set " + key + " is the load test's own (use --policy, --workers), was '" + key + "=" + value + "'");
             }
         });
+        if (!(warmupSeconds >= 0)) {
+            throw bad("--warmup-seconds must be 0 or more, was " + warmupSeconds);
+        }
         Path tracePath = trace != null ? trace : defaultTrace();
         if (!Files.isReadable(tracePath)) {
             throw bad("--trace: cannot read " + tracePath + (trace == null ? " (give --trace, or run from the project directory)" : ""));
@@ -146,7 +154,7 @@ public final class LoadtestCommand implements Callable<Integer> {
         Path dir = workDir != null ? workDir : Path.of(".kvroute").resolve("loadtest-" + System.currentTimeMillis());
         return new LoadtestRun.Options(requests, workers, routers, policy, rate == null ? 0 : rate, bootstrapServers, registryUrl,
                 (short) replicationFactor, dir.toAbsolutePath(), blockTokens, copy, sinkPartitions, Map.copyOf(settings), stallTimeout,
-                tracePath, commandLine());
+                tracePath, commandLine(), warmupSeconds);
     }
 
     private String commandLine() {

@@ -128,8 +128,8 @@ public final class LoadtestReport {
         outcomes.forEach((outcome, count) -> row(out, "decisions " + outcome, Long.toString(count)));
         if (latency != null) {
             row(out, "offered rate /s (achieved send rate)", fmt(latency.offeredPerSecond(), 0) + " (" + fmt(latency.sentPerSecond(), 0) + ")");
-            row(out, "append -> dispatch readable: p50 / p99 / max ms",
-                    latency.p50Ms() + " / " + latency.p99Ms() + " / " + latency.maxMs());
+            row(out, "append -> dispatch readable: p50 / p99 / max ms (" + latency.count() + " measured, "
+                    + setup.get("warmupRequests") + " warm-up left out)", latency.p50Ms() + " / " + latency.p99Ms() + " / " + latency.maxMs());
         }
         out.println();
         out.printf("written per routed request (%d routed), from end offsets and describeLogDirs:%n", route.records());

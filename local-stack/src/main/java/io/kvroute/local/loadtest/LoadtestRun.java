@@ -59,12 +59,18 @@ public final class LoadtestRun {
      * @param bootstrapServers null: start a broker and registry of its own
      * @param copyPartitions partitions of the copy app's sink topic
      * @param settings extra router settings, key=value
+     * @param warmupSeconds with a rate, the requests offered in the first this many seconds are not in the latency figures
      */
     public record Options(int requests, int workers, int routers, String policy, double ratePerSecond, String bootstrapServers,
                           String registryUrl, short replicationFactor, Path workDir, int blockTokens, boolean copy, int copyPartitions,
-                          Map<String, String> settings, Duration stallTimeout, Path trace, String commandLine) {
+                          Map<String, String> settings, Duration stallTimeout, Path trace, String commandLine, double warmupSeconds) {
         public boolean preload() {
             return ratePerSecond == 0;
+        }
+
+        /** With a rate, how many of the first requests are offered to warm the router up and not measured. */
+        public int warmupRequests() {
+            return preload() ? 0 : (int) Math.min(requests / 2, Math.floor(ratePerSecond * warmupSeconds));
         }
     }
 
@@ -328,7 +334,9 @@ public final class LoadtestRun {
                 TimeUnit.NANOSECONDS.sleep(waitNs);
             }
             long now = System.currentTimeMillis();
-            sentAtMs.set(i, now);
+            if (i >= options.warmupRequests()) {
+                sentAtMs.set(i, now); // the watch measures requests with a send time only
+            }
             producer.send(new ProducerRecord<>(topic, null, now, request.getRequestId(), value));
         }
         producer.flush();
@@ -455,6 +463,7 @@ public final class LoadtestRun {
                 fleetSpec, options.routers(), options.policy(), own ? "own KRaft broker + Apicurio registry" : "given cluster"));
         setup.put("command", options.commandLine());
         setup.put("mode", options.preload() ? "preload" : "rate");
+        setup.put("warmupRequests", options.warmupRequests());
         setup.put("requests", options.requests());
         setup.put("workers", options.workers());
         setup.put("fleet", fleetSpec);

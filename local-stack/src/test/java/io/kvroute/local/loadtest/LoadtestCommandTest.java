@@ -36,7 +36,7 @@ class LoadtestCommandTest {
     void shouldTakeEveryFlag() {
         LoadtestRun.Options options = parse("--requests", "1500", "--workers", "1000", "--routers", "2", "--policy", "round-robin",
                 "--rate", "250", "--no-copy", "--copy-partitions", "1000", "--block-tokens", "32", "--set", "router.saturation.queue.factor=1000",
-                "--work-dir", "/tmp/x", "--stall-timeout", "PT10S");
+                "--work-dir", "/tmp/x", "--stall-timeout", "PT10S", "--warmup-seconds", "2");
         assertThat(options.requests()).isEqualTo(1500);
         assertThat(options.workers()).isEqualTo(1000);
         assertThat(options.routers()).isEqualTo(2);
@@ -45,6 +45,7 @@ class LoadtestCommandTest {
         assertThat(options.preload()).isFalse();
         assertThat(options.copy()).isFalse();
         assertThat(options.copyPartitions()).isEqualTo(1000);
+        assertThat(options.warmupRequests()).as("2 s at 250/s").isEqualTo(500);
         assertThat(options.blockTokens()).isEqualTo(32);
         assertThat(options.settings()).containsEntry("router.saturation.queue.factor", "1000");
         assertThat(options.workDir()).isEqualTo(Path.of("/tmp/x"));
@@ -57,6 +58,7 @@ class LoadtestCommandTest {
         assertThatThrownBy(() -> parse("--workers", "-3")).hasMessageContaining("--workers").hasMessageContaining("-3");
         assertThatThrownBy(() -> parse("--routers", "5")).hasMessageContaining("--routers").hasMessageContaining("was 5");
         assertThatThrownBy(() -> parse("--rate", "0")).hasMessageContaining("--rate").hasMessageContaining("0.0");
+        assertThatThrownBy(() -> parse("--rate", "10", "--warmup-seconds", "-1")).hasMessageContaining("--warmup-seconds");
         assertThatThrownBy(() -> parse("--block-tokens", "600")).hasMessageContaining("--block-tokens").hasMessageContaining("600");
         assertThatThrownBy(() -> parse("--copy-partitions", "0")).hasMessageContaining("--copy-partitions").hasMessageContaining("was 0");
         assertThatThrownBy(() -> parse("--stall-timeout", "PT0S")).hasMessageContaining("--stall-timeout");

@@ -24,7 +24,7 @@ class LoadtestIntegrationTest {
         Path dir = Files.createTempDirectory("kvroute-loadtest");
         Path json = dir.resolve("report.json");
         LoadtestRun.Options options = new LoadtestRun.Options(REQUESTS, 4, 1, "kvroute", 0, null, null, (short) 1, dir, 16, true, 4,
-                Map.of(), Duration.ofSeconds(30), LoadtestCommand.defaultTrace(), "test");
+                Map.of(), Duration.ofSeconds(30), LoadtestCommand.defaultTrace(), "test", 0);
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
 
         LoadtestReport report = new LoadtestRun(options, new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
