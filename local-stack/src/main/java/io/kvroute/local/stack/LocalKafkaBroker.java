@@ -23,8 +23,9 @@ import org.apache.kafka.common.Uuid;
  * more, so a broker can crash while the others keep every partition led and writable. Storage is formatted on first
  * start; a restart on the same directory keeps the data.
  *
- * <p>{@link #secured} makes it a cluster as production runs one: SASL on every listener (SCRAM-SHA-512 for clients,
- * PLAIN for the administrator the nodes also use among themselves), Kafka's KRaft authorizer, and no access without
+ * <p>{@link #secured} makes it a cluster as production runs one: SASL over TLS for clients (SCRAM-SHA-512, or PLAIN
+ * for the administrator the nodes also use among themselves; a certificate for 127.0.0.1 made at first start with the
+ * JDK's keytool, {@link BrokerTls}), SASL on the controller listener, Kafka's KRaft authorizer, and no access without
  * an ACL except for the administrator (a super user).
  */
 public final class LocalKafkaBroker implements AutoCloseable {
@@ -36,6 +37,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
     private final List<Node> brokers = new ArrayList<>();
     private final Node controllerOnly;
     private BrokerAdmin admin;
+    private BrokerTls tls;
 
     public LocalKafkaBroker(Path dir, String heap) {
         this(dir, heap, 1);
@@ -73,7 +75,21 @@ public final class LocalKafkaBroker implements AutoCloseable {
      */
     public LocalKafkaBroker secured(BrokerAdmin admin) {
         this.admin = admin;
+        this.tls = new BrokerTls(dir.resolve("tls"), admin.password());
         return this;
+    }
+
+    /**
+     * What a client of a {@link #secured} cluster needs to trust it (security protocol and trust store); its own SASL
+     * settings come on top. Empty for a plaintext cluster.
+     */
+    public Map<String, Object> clientTlsSettings() {
+        Map<String, Object> settings = new HashMap<>();
+        if (tls != null) {
+            settings.put("security.protocol", "SASL_SSL");
+            settings.putAll(tls.clientTrust());
+        }
+        return settings;
     }
 
     /** The administrator's SASL/PLAIN user and password; the password is never shown by {@link #toString()}. */
@@ -100,7 +116,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
         Map<String, Object> settings = new HashMap<>();
         settings.put("bootstrap.servers", bootstrapServers());
         if (admin != null) {
-            settings.put("security.protocol", "SASL_PLAINTEXT");
+            settings.putAll(clientTlsSettings());
             settings.put("sasl.mechanism", "PLAIN");
             settings.put("sasl.jaas.config", admin.jaas(false));
         }
@@ -182,8 +198,8 @@ public final class LocalKafkaBroker implements AutoCloseable {
         p.setProperty("node.id", Integer.toString(node.id));
         p.setProperty("controller.quorum.voters", controllerId + "@127.0.0.1:" + controllerPort);
         p.setProperty("controller.listener.names", "CONTROLLER");
-        String protocol = admin == null ? "PLAINTEXT" : "SASL_PLAINTEXT";
-        p.setProperty("listener.security.protocol.map", protocol + ":" + protocol + ",CONTROLLER:" + protocol);
+        String protocol = admin == null ? "PLAINTEXT" : "SASL_SSL";
+        p.setProperty("listener.security.protocol.map", protocol + ":" + protocol + ",CONTROLLER:" + (admin == null ? "PLAINTEXT" : "SASL_PLAINTEXT"));
         p.setProperty("log.dirs", node.dataDir().toString());
         if (admin != null) {
             secure(p);
@@ -231,13 +247,14 @@ public final class LocalKafkaBroker implements AutoCloseable {
         p.setProperty("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-512");
         p.setProperty("sasl.mechanism.inter.broker.protocol", "PLAIN");
         p.setProperty("sasl.mechanism.controller.protocol", "PLAIN");
-        p.setProperty("listener.name.sasl_plaintext.plain.sasl.jaas.config", admin.jaas(true));
-        p.setProperty("listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config",
+        p.setProperty("listener.name.sasl_ssl.plain.sasl.jaas.config", admin.jaas(true));
+        p.setProperty("listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
                 "org.apache.kafka.common.security.scram.ScramLoginModule required;");
         p.setProperty("listener.name.controller.sasl.enabled.mechanisms", "PLAIN");
         p.setProperty("listener.name.controller.plain.sasl.jaas.config", admin.jaas(true));
         p.setProperty("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
         p.setProperty("super.users", "User:" + admin.user());
+        tls.brokerSettings().forEach(p::setProperty);
         p.setProperty("allow.everyone.if.no.acl.found", "false");
     }
 

@@ -188,6 +188,8 @@ class SecuredClusterIntegrationTest {
         }
         assertThatThrownBy(() -> writeOne(tenant, TOPICS.dispatchTopic(REGION)))
                 .as("a tenant writes a dispatch record").isInstanceOf(TopicAuthorizationException.class);
+        assertThatThrownBy(() -> writeOne(tenant, TOPICS.workerTelemetry().name()))
+                .as("a tenant writes telemetry").isInstanceOf(TopicAuthorizationException.class);
     }
 
     @Test
@@ -204,6 +206,15 @@ class SecuredClusterIntegrationTest {
     }
 
     @Test
+    void shouldRefuseAClientThatDoesNotTrustTheBrokersCertificate() {
+        Map<String, Object> untrusting = kafkaSettings("acme");
+        untrusting.keySet().removeIf(k -> k.startsWith("ssl.truststore"));
+        assertThat(untrusting).containsEntry("security.protocol", "SASL_SSL");
+        assertThatThrownBy(() -> readOne(untrusting, TOPICS.responsesOf("acme").name()))
+                .isInstanceOf(org.apache.kafka.common.errors.SslAuthenticationException.class);
+    }
+
+    @Test
     void shouldRefuseAClientThatDoesNotAuthenticate() {
         Map<String, Object> wrong = kafkaSettings("acme");
         wrong.put("sasl.jaas.config", jaas("acme", "not-the-password"));
@@ -213,7 +224,7 @@ class SecuredClusterIntegrationTest {
 
     private static Settings as(String user, Settings settings) {
         Map<String, String> values = new HashMap<>(settings.asMap());
-        values.put("kafka.security.protocol", "SASL_PLAINTEXT");
+        broker.clientTlsSettings().forEach((k, v) -> values.put("kafka." + k, String.valueOf(v)));
         values.put("kafka.sasl.mechanism", "SCRAM-SHA-512");
         values.put("kafka.sasl.jaas.config", jaas(user, PASSWORDS.get(user)));
         return Settings.of(values);
@@ -226,7 +237,7 @@ class SecuredClusterIntegrationTest {
         values.put(ClientConfig.TOPIC_PREFIX, TOPICS.prefix());
         values.put(ClientConfig.TENANT, user);
         values.putAll(PER_TENANT);
-        values.put("kafka.security.protocol", "SASL_PLAINTEXT");
+        broker.clientTlsSettings().forEach((k, v) -> values.put("kafka." + k, String.valueOf(v)));
         values.put("kafka.sasl.mechanism", "SCRAM-SHA-512");
         values.put("kafka.sasl.jaas.config", jaas(user, PASSWORDS.get(user)));
         return values;
@@ -235,7 +246,7 @@ class SecuredClusterIntegrationTest {
     private static Map<String, Object> kafkaSettings(String user) {
         Map<String, Object> values = new HashMap<>();
         values.put("bootstrap.servers", broker.bootstrapServers());
-        values.put("security.protocol", "SASL_PLAINTEXT");
+        values.putAll(broker.clientTlsSettings());
         values.put("sasl.mechanism", "SCRAM-SHA-512");
         values.put("sasl.jaas.config", jaas(user, PASSWORDS.get(user)));
         values.put("max.block.ms", 15_000);
