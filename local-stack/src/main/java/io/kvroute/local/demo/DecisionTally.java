@@ -5,6 +5,7 @@ import io.kvroute.schemas.topics.KvrouteTopics;
 import io.kvroute.schemas.v1.DecisionOutcome;
 import io.kvroute.schemas.v1.RoutingDecision;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,11 +22,12 @@ final class DecisionTally implements AutoCloseable {
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final Thread thread;
 
-    DecisionTally(String bootstrapServers, String registryUrl, KvrouteTopics topics) {
-        KafkaConsumer<String, RoutingDecision> consumer = new KafkaConsumer<>(Map.of(
-                "bootstrap.servers", bootstrapServers,
-                "isolation.level", "read_committed",
-                "enable.auto.commit", "false"),
+    /** @param clientSettings bootstrap servers, and security settings of a principal that may read decisions */
+    DecisionTally(Map<String, Object> clientSettings, String registryUrl, KvrouteTopics topics) {
+        Map<String, Object> settings = new HashMap<>(clientSettings);
+        settings.put("isolation.level", "read_committed");
+        settings.put("enable.auto.commit", "false");
+        KafkaConsumer<String, RoutingDecision> consumer = new KafkaConsumer<>(settings,
                 new StringDeserializer(), Serdes.forRegistryUrl(registryUrl).valueSerde(RoutingDecision.class).deserializer());
         String topic = topics.decisions().name();
         thread = new Thread(() -> {

@@ -5,6 +5,7 @@ import io.kvroute.ingress.client.Completion;
 import io.kvroute.ingress.client.KvrouteClient;
 import io.kvroute.ingress.client.SubmitRequest;
 import io.kvroute.local.stack.LocalStack;
+import io.kvroute.local.stack.SecuredDeployment;
 import io.kvroute.bench.sim.FleetSpec;
 import io.kvroute.local.stack.KvrouteServices;
 import io.kvroute.bench.trace.SyntheticPrompt;
@@ -14,6 +15,8 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -33,8 +36,9 @@ public final class DemoRun {
      * @param timeScale arrival-time compression: 2.0 replays the trace twice as fast
      * @param drainTimeout how long to wait for results after the last request is sent
      */
+    /** @param secure run on a secured broker (SASL_SSL, authorizer, ACLs) with the trace's requests split over two tenants */
     public record Options(String traceName, List<TraceRequest> trace, String policy, FleetSpec fleet, double timeScale,
-                          Duration drainTimeout, Path workDir, Map<String, String> settings, int routers) {
+                          Duration drainTimeout, Path workDir, Map<String, String> settings, int routers, boolean secure) {
     }
 
     private final Options options;
@@ -64,8 +68,8 @@ public final class DemoRun {
         ticker.scheduleAtFixedRate(() -> peakRss.accumulateAndGet(ProcessMemory.totalRssBytes(pids), Math::max), 0, 500, TimeUnit.MILLISECONDS);
         progress.println("kvroute demo: starting the local stack (KRaft broker, schema registry, router, "
                 + options.fleet().totalGpus() + " simulated GPUs in " + options.fleet().regions().size() + " regions)...");
-        try (LocalStack stack = new LocalStack(options.workDir(), options.fleet(), options.policy(), options.settings(),
-                options.routers()).start()) {
+        LocalStack local = new LocalStack(options.workDir(), options.fleet(), options.policy(), options.settings(), options.routers());
+        try (LocalStack stack = (options.secure() ? local.secured() : local).start()) {
             pids.addAll(stack.childPids());
             AutoCloseable extra = alongside.apply(stack);
             try (extra) {
@@ -78,21 +82,46 @@ public final class DemoRun {
 
     private DemoSummary replayOn(LocalStack stack, AtomicLong peakRss, ScheduledExecutorService ticker, long startedNs)
             throws Exception {
-        ClientConfig clientConfig = ClientConfig.of(Map.of(
+        Map<String, String> common = Map.of(
                 ClientConfig.BOOTSTRAP_SERVERS, stack.bootstrapServers(),
                 ClientConfig.SCHEMA_REGISTRY_URL, stack.registryUrl(),
                 ClientConfig.TOPIC_PREFIX, stack.topics().prefix(),
-                ClientConfig.TENANT, "demo",
-                ClientConfig.CLIENT_ID, "kvroute-demo"));
-        try (KvrouteClient client = KvrouteClient.create(clientConfig);
-             DecisionTally tally = new DecisionTally(stack.bootstrapServers(), stack.registryUrl(), stack.topics())) {
-            DemoSummary summary = replay(client, tally, ticker, peakRss, startedNs);
+                ClientConfig.CLIENT_ID, "kvroute-demo");
+        List<KvrouteClient> clients = new ArrayList<>();
+        Map<String, Object> security = null;
+        try (DecisionTally tally = new DecisionTally(stack.operatorClientSettings(), stack.registryUrl(), stack.topics())) {
+            if (stack.security() == null) {
+                Map<String, String> settings = new HashMap<>(common);
+                settings.put(ClientConfig.TENANT, "demo");
+                clients.add(KvrouteClient.create(ClientConfig.of(settings)));
+            } else {
+                // one client per tenant, each its own principal: the trace's requests alternate between them
+                List<String> files = new ArrayList<>();
+                for (String tenant : SecuredDeployment.TENANTS) {
+                    Map<String, String> settings = new HashMap<>(common);
+                    settings.putAll(stack.security().clientSettings(tenant));
+                    clients.add(KvrouteClient.create(ClientConfig.of(settings)));
+                    files.add(stack.security().writeClientProperties(options.workDir().resolve("clients"), tenant, common).toString());
+                }
+                security = new LinkedHashMap<>();
+                security.put("protocol", "SASL_SSL");
+                security.put("sasl_mechanism", "SCRAM-SHA-512");
+                security.put("authorizer", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+                security.put("tenant_topics", "per-tenant");
+                security.put("tenants", SecuredDeployment.TENANTS.size());
+                security.put("client_properties", files);
+                progress.println("kvroute demo: secured cluster (SASL_SSL, SCRAM-SHA-512, ACLs per role); tenants "
+                        + SecuredDeployment.TENANTS + ", client properties in " + options.workDir().resolve("clients"));
+            }
+            DemoSummary summary = replay(clients, tally, ticker, peakRss, startedNs);
             long followed = stack.services().routers().stream().mapToLong(r -> r.peers().followed()).sum();
-            return summary.withRouters(options.routers(), followed);
+            return summary.withRouters(options.routers(), followed).withSecurity(security);
+        } finally {
+            clients.forEach(KvrouteClient::close);
         }
     }
 
-    private DemoSummary replay(KvrouteClient client, DecisionTally tally, ScheduledExecutorService ticker,
+    private DemoSummary replay(List<KvrouteClient> clients, DecisionTally tally, ScheduledExecutorService ticker,
                                AtomicLong peakRss, long startedNs) throws InterruptedException {
         List<TraceRequest> trace = options.trace();
         int n = trace.size();
@@ -118,7 +147,7 @@ public final class DemoRun {
                     .maxTokens(request.outputTokens())
                     .build();
             submittedNs[i] = System.nanoTime();
-            CompletableFuture<Completion> future = client.submit(submit, chunk -> {
+            CompletableFuture<Completion> future = clients.get(i % clients.size()).submit(submit, chunk -> {
                 if (firstChunkNs[index] == 0) {
                     firstChunkNs[index] = System.nanoTime();
                 }
@@ -186,7 +215,7 @@ public final class DemoRun {
         return new DemoSummary(options.traceName(), options.policy(), futures.size(), completed, failed, rejected, expired, cancelled, lost,
                 percentiles(ttft), percentiles(engineTtft), percentiles(e2e),
                 promptTokens == 0 ? 0 : (double) cachedTokens / promptTokens, regions, peakRss,
-                (System.nanoTime() - startedNs) / 1e9, 1, 0);
+                (System.nanoTime() - startedNs) / 1e9, 1, 0, null);
     }
 
     private static Percentiles percentiles(List<Long> values) {

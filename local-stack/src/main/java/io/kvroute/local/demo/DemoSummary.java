@@ -30,12 +30,19 @@ public record DemoSummary(
         long peakRssBytes,
         double durationSeconds,
         int routers,
-        long peerPlacementsFollowed) {
+        long peerPlacementsFollowed,
+        Map<String, Object> security) {
 
     /** This summary for a run with {@code routers} router instances, which followed that many of each other's placements. */
     public DemoSummary withRouters(int routers, long peerPlacementsFollowed) {
         return new DemoSummary(trace, policy, requests, completed, failed, rejected, expired, cancelled, lost, ttft, engineTtft, e2e,
-                prefixHitRate, regions, peakRssBytes, durationSeconds, routers, peerPlacementsFollowed);
+                prefixHitRate, regions, peakRssBytes, durationSeconds, routers, peerPlacementsFollowed, security);
+    }
+
+    /** This summary for a run on a secured cluster ({@code null}: not secured). */
+    public DemoSummary withSecurity(Map<String, Object> security) {
+        return new DemoSummary(trace, policy, requests, completed, failed, rejected, expired, cancelled, lost, ttft, engineTtft, e2e,
+                prefixHitRate, regions, peakRssBytes, durationSeconds, routers, peerPlacementsFollowed, security);
     }
 
     public Map<String, Object> toJson() {
@@ -58,6 +65,9 @@ public record DemoSummary(
         json.put("peer_placements_followed", peerPlacementsFollowed);
         json.put("peak_rss_mb", peakRssBytes / (1024 * 1024));
         json.put("duration_s", Math.round(durationSeconds * 10) / 10.0);
+        if (security != null) {
+            json.put("security", security);
+        }
         return json;
     }
 
@@ -84,6 +94,10 @@ public record DemoSummary(
         }
         out.printf("  %-24s %d MB (broker + registry + router/workers/client)%n", "peak RSS", peakRssBytes / (1024 * 1024));
         out.printf("  %-24s %.1f s%n", "duration", durationSeconds);
+        if (security != null) {
+            out.printf("  %-24s %s, %s, %s tenants with topics of their own%n", "security", security.get("protocol"),
+                    security.get("sasl_mechanism"), security.get("tenants"));
+        }
         out.println("  ------------------------------------------------");
     }
 }

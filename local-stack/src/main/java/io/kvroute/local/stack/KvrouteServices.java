@@ -41,6 +41,9 @@ public final class KvrouteServices implements AutoCloseable {
     private final int routerInstances;
     private final List<RouterApp> routers = new ArrayList<>();
     private final List<WorkerApp> workers = new ArrayList<>();
+    private Map<String, String> routerRole = Map.of();
+    private Map<String, String> workerRole = Map.of();
+    private Map<String, Object> adminSettings;
 
     public KvrouteServices(String bootstrapServers, String registryUrl, KvrouteTopics topics, FleetSpec fleet,
                            String policy, Path stateDir, Map<String, String> extraSettings) {
@@ -63,6 +66,17 @@ public final class KvrouteServices implements AutoCloseable {
         this.extraSettings = Map.copyOf(extraSettings);
     }
 
+    /**
+     * On a secured cluster: each role's own settings (its principal, TLS), on top of the shared ones, and the
+     * administrator's client settings for creating topics. Call before {@link #start()}.
+     */
+    public KvrouteServices withRoles(Map<String, String> router, Map<String, String> worker, Map<String, Object> admin) {
+        this.routerRole = Map.copyOf(router);
+        this.workerRole = Map.copyOf(worker);
+        this.adminSettings = Map.copyOf(admin);
+        return this;
+    }
+
     /** Starts the router and workers, or nothing: on a failure those already started are closed. */
     public KvrouteServices start() {
         try {
@@ -82,7 +96,7 @@ public final class KvrouteServices implements AutoCloseable {
     }
 
     public void createTopics(short replicationFactor) {
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers))) {
+        try (Admin admin = Admin.create(adminSettings != null ? adminSettings : Map.of("bootstrap.servers", bootstrapServers))) {
             new TopicCreator(admin, replicationFactor).ensure(topics.all(fleet.gpusByRegion()));
         }
     }
@@ -126,6 +140,7 @@ public final class KvrouteServices implements AutoCloseable {
                 .set("router.application.id", topics.prefix() + "-router")
                 .set("router.state.dir", stateDir.resolve(i == 0 ? "router-state" : "router-state-" + i).toString())
                 .overrides(extraSettings)
+                .overrides(routerRole)
                 .build();
     }
 
@@ -136,6 +151,7 @@ public final class KvrouteServices implements AutoCloseable {
                 .set("worker.models", MODEL)
                 .set("worker.network.delay.ms", Long.toString(region.delayMs()))
                 .overrides(extraSettings)
+                .overrides(workerRole)
                 .build();
     }
 

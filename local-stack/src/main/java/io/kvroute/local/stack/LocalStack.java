@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,6 +31,8 @@ public final class LocalStack implements AutoCloseable {
     private int controllerPort;
     private int registryPort;
     private boolean keepsSchemas;
+    private boolean secured;
+    private SecuredDeployment security;
 
     public LocalStack(Path dir, FleetSpec fleet, String policy, Map<String, String> extraSettings) {
         this(dir, fleet, policy, extraSettings, 1);
@@ -57,17 +60,44 @@ public final class LocalStack implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Runs on a secured broker (SASL over TLS, the KRaft authorizer) with topics per tenant and a principal per role
+     * holding only its ACLs ({@link SecuredDeployment}). Call before {@link #start()}.
+     */
+    public LocalStack secured() {
+        this.secured = true;
+        return this;
+    }
+
+    /** The secured deployment's principals and settings, or null when the stack is not {@link #secured}. */
+    public SecuredDeployment security() {
+        return security;
+    }
+
+    /** Client settings for reading every topic (decisions, responses): the administrator's on a secured stack. */
+    public Map<String, Object> operatorClientSettings() {
+        return security != null ? security.adminSettings() : Map.of("bootstrap.servers", broker.bootstrapServers());
+    }
+
     /** Starts everything, or nothing: on a failure what was started is stopped before the error is thrown. */
     public LocalStack start() {
         long started = System.nanoTime();
         try {
             broker = new LocalKafkaBroker(dir.resolve("kafka"), "512m", kafkaPort, controllerPort);
+            if (secured) {
+                broker.secured(new LocalKafkaBroker.BrokerAdmin("admin", UUID.randomUUID().toString()));
+            }
             broker.start();
             registry = ApicurioRegistry.start(dir.resolve("registry"), registryPort, keepsSchemas);
             LOG.info("broker at {} and schema registry at {} ready in {} ms", broker.bootstrapServers(), registry.url(),
                     (System.nanoTime() - started) / 1_000_000);
             services = new KvrouteServices(broker.bootstrapServers(), registry.url(), topics, fleet, policy, dir, extraSettings,
                     routerInstances);
+            if (secured) {
+                security = new SecuredDeployment(broker, topics, fleet, services.routerSettings().string("router.application.id"));
+                security.provision();
+                services.withRoles(security.routerSettings(), security.workerSettings(), security.adminSettings());
+            }
             services.start();
         } catch (RuntimeException e) {
             close();
