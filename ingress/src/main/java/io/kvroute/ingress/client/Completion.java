@@ -8,7 +8,8 @@ import io.kvroute.schemas.v1.ResponseStatus;
  * {@code textComplete} is false only when the terminal arrived but some of its attempt's chunks
  * did not within the grace period; the text then has the chunks that did arrive, in order.
  * {@code ttftMs}, {@code workerId}, {@code region}, {@code finishReason} and {@code error} may be
- * null; {@code completedAtMs} is the terminal event's production time.
+ * null; {@code completedAtMs} is the terminal event's production time. {@code tenant} and {@code model} are those the
+ * terminal event names (null from older workers).
  */
 public record Completion(
         String requestId,
@@ -23,12 +24,21 @@ public record Completion(
         String error,
         int attempt,
         long completedAtMs,
-        boolean textComplete) {
+        boolean textComplete,
+        String tenant,
+        String model) {
+
+    /** A completion that names no tenant or model. */
+    public Completion(String requestId, String customId, ResponseStatus status, String text, String finishReason, TokenUsage usage,
+                      Long ttftMs, String workerId, String region, String error, int attempt, long completedAtMs, boolean textComplete) {
+        this(requestId, customId, status, text, finishReason, usage, ttftMs, workerId, region, error, attempt, completedAtMs,
+                textComplete, null, null);
+    }
 
     /** This completion with the custom id set, for events that did not carry it. */
     public Completion withCustomId(String id) {
         return new Completion(requestId, id, status, text, finishReason, usage, ttftMs, workerId, region, error, attempt,
-                completedAtMs, textComplete);
+                completedAtMs, textComplete, tenant, model);
     }
 
     public boolean isCompleted() {

@@ -216,7 +216,9 @@ public final class ResponseAssembler {
                 t.getError(),
                 state.attempt,
                 state.terminalProducedAtMs,
-                whole));
+                whole,
+                t.getTenant(),
+                t.getModel()));
     }
 
     /** Orders runs by (attempt, retry); a retry number is far below 2^16. */

@@ -33,6 +33,7 @@ import picocli.CommandLine.Parameters;
             KvrouteCommand.Worker.class,
             TopicsCommand.class,
             AclsCommand.class,
+            UsageCommand.class,
             TransactionsCommand.class,
             SubmitCommand.class,
             CollectCommand.class,

@@ -168,6 +168,24 @@ class SecuredClusterIntegrationTest {
     }
 
     @Test
+    void shouldReportATenantsUsageFromItsOwnResultsOnly() throws Exception {
+        for (String tenant : List.of("acme", "globex")) {
+            try (KvrouteClient client = KvrouteClient.create(ClientConfig.of(clientSettings(tenant)))) {
+                assertThat(client.submit(SubmitRequest.builder().model(KvrouteServices.MODEL).prompt("Count my tokens, " + tenant + ".")
+                        .maxTokens(8).build()).get(2, TimeUnit.MINUTES).status()).isEqualTo(ResponseStatus.COMPLETED);
+            }
+        }
+        Path acme = dir.resolve("acme.properties");
+        Map<String, Object> settings = new HashMap<>(clientSettings("acme"));
+        writeProperties(acme, settings);
+
+        String report = runCli("usage", "--config", acme.toString(), "--region-profiles", REGION + "@2:0.25", "--timeout", "30s");
+
+        assertThat(report).contains("usage from " + TOPICS.responsesOf("acme").name()).contains("acme").contains(KvrouteServices.MODEL)
+                .doesNotContain("globex");
+    }
+
+    @Test
     void shouldKeepEachTenantToItsOwnTopics() {
         Map<String, Object> globex = kafkaSettings("globex");
         assertThatThrownBy(() -> readOne(globex, TOPICS.responsesOf("acme").name())).as("globex reads acme's results")

@@ -90,6 +90,7 @@ class PerTenantTopologyTest {
         assertThat(answer.getTerminal().getStatus()).isEqualTo(ResponseStatus.REJECTED);
         assertThat(answer.getTerminal().getError()).contains("tenant_mismatch").contains("'acme'").contains("'mallory'");
         assertThat(answer.getDuplicate()).as("only the sender reads its topic: its client takes this as r-2's result").isFalse();
+        assertThat(answer.getTerminal().getTenant()).as("the answer is mallory's, whatever the record claimed").isEqualTo("mallory");
         assertThat(responsesOf("acme").isEmpty()).isTrue();
     }
 

@@ -350,7 +350,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
                 LOG.warn("request at {}@{} could not be started: {}", tp, offset, e.toString());
                 InferenceRequest request = dispatched.getRequest();
                 ResponseEvents events = new ResponseEvents(request.getRequestId(), request.getCustomId(), runAttempt(dispatched),
-                        config.workerId(), config.region());
+                        config.workerId(), config.region()).of(request.getTenant(), request.getModel());
                 outcomes.add(Outcome.terminal(tp, offset, partition.epoch,
                         events.failed(0, "worker could not start the request: " + e.getMessage(), new EngineUsage(0, 0, 0), clock.getAsLong()),
                         null, Outcome.Kind.FAILED, -1));
@@ -367,7 +367,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
         InferenceRequest request = dispatched.getRequest();
         int attempt = runAttempt(dispatched);
         ResponseEvents events = new ResponseEvents(request.getRequestId(), request.getCustomId(), attempt,
-                config.workerId(), config.region());
+                config.workerId(), config.region()).of(request.getTenant(), request.getModel());
         long now = clock.getAsLong();
         if (superseded.isVoid(request.getRequestId(), Math.max(1, dispatched.getAttempt()))) {
             LOG.info("request {} attempt {} was placed again elsewhere; not running it on worker {}", request.getRequestId(),

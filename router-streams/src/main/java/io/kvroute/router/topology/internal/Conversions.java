@@ -155,6 +155,8 @@ public final class Conversions {
                 .setFinishReason(status.name().toLowerCase())
                 .setUsage(Usage.newBuilder().build())
                 .setError(error)
+                .setTenant(request == null ? null : request.getTenant())
+                .setModel(request == null ? null : request.getModel())
                 .build();
         return ResponseEvent.newBuilder()
                 .setRequestId(requestId)

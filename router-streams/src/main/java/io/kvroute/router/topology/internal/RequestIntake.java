@@ -10,6 +10,7 @@ import io.kvroute.schemas.topics.DeadLetterHeaders;
 import io.kvroute.schemas.topics.KvrouteTopics;
 import io.kvroute.schemas.v1.DecisionOutcome;
 import io.kvroute.schemas.v1.InferenceRequest;
+import io.kvroute.schemas.v1.ResponseEvent;
 import io.kvroute.schemas.v1.ResponseStatus;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -177,8 +178,9 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
     private void reject(String id, InferenceRequest request, String tenant, Rejection rejection, long timestamp, long now) {
         metrics.rejected(rejection.kind());
         LOG.info("rejected request {}: {}", id, rejection.reason());
-        context.forward(new Record<Object, Object>(id, Conversions.terminal(id, request, ResponseStatus.REJECTED, rejection.reason(), now),
-                timestamp, ResponseTopics.forTenant(tenant)), TopologyNames.RESPONSES_SINK);
+        ResponseEvent answer = Conversions.terminal(id, request, ResponseStatus.REJECTED, rejection.reason(), now);
+        answer.getTerminal().setTenant(tenant); // whom it answers: with topics per tenant the topic's, not what the record claimed
+        context.forward(new Record<Object, Object>(id, answer, timestamp, ResponseTopics.forTenant(tenant)), TopologyNames.RESPONSES_SINK);
         context.forward(new Record<Object, Object>(id, Conversions.refusedDecision(id, request, DecisionOutcome.REJECTED, policy, 0,
                 rejection.reason(), now), timestamp, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
     }

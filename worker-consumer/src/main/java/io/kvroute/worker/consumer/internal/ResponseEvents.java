@@ -15,18 +15,28 @@ public final class ResponseEvents {
     private final int retry;
     private final String workerId;
     private final String region;
+    private final String tenant;
+    private final String model;
 
     public ResponseEvents(String requestId, String customId, int attempt, String workerId, String region) {
-        this(requestId, customId, attempt, 0, workerId, region);
+        this(requestId, customId, attempt, 0, workerId, region, null, null);
     }
 
-    private ResponseEvents(String requestId, String customId, int attempt, int retry, String workerId, String region) {
+    private ResponseEvents(String requestId, String customId, int attempt, int retry, String workerId, String region,
+                           String tenant, String model) {
         this.requestId = requestId;
         this.customId = customId;
         this.attempt = attempt;
         this.retry = retry;
         this.workerId = workerId;
         this.region = region;
+        this.tenant = tenant;
+        this.model = model;
+    }
+
+    /** These events naming the request's tenant and model in its terminal event, for usage reports. */
+    public ResponseEvents of(String tenant, String model) {
+        return new ResponseEvents(requestId, customId, attempt, retry, workerId, region, tenant, model);
     }
 
     public String requestId() {
@@ -45,7 +55,7 @@ public final class ResponseEvents {
 
     /** The events of the next try of the same attempt: they outrank this try's. */
     public ResponseEvents nextTry() {
-        return new ResponseEvents(requestId, customId, attempt, retry + 1, workerId, region);
+        return new ResponseEvents(requestId, customId, attempt, retry + 1, workerId, region, tenant, model);
     }
 
     public ResponseEvent chunk(int sequence, String textDelta, long nowMs) {
@@ -96,6 +106,8 @@ public final class ResponseEvents {
                 .setQueuedAheadTokens(usage.timing().queuedAheadTokens() >= 0 ? usage.timing().queuedAheadTokens() : null)
                 .setPromptTokensDuringDecode(usage.timing().promptTokensDuringDecode() >= 0
                         ? usage.timing().promptTokensDuringDecode() : null)
+                .setTenant(tenant)
+                .setModel(model)
                 .build();
         return base(sequence, nowMs).setTerminal(result).build();
     }
