@@ -1,25 +1,57 @@
 package io.kvroute.schemas.registry;
 
+import io.kvroute.schemas.serde.SerdeConfig;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** Builds a registry client from a URL: {@code http(s)://...} or {@code mock://scope} for tests. */
+/**
+ * Builds a registry client from the serde configuration: {@code schema.registry.url} is
+ * {@code http(s)://...}, or {@code mock://scope} for tests, and the credential and TLS settings of
+ * {@link RegistrySecurity} apply to an HTTP(S) registry.
+ */
 public final class SchemaRegistries {
     private static final Map<String, InMemorySchemaRegistryClient> MOCK_SCOPES = new ConcurrentHashMap<>();
 
     private SchemaRegistries() {
     }
 
+    /** A client for a registry that needs no credentials and is trusted by the JVM's default trust store. */
     public static SchemaRegistryClient forUrl(String url) {
+        return forConfig(url == null ? Map.of() : Map.of(SerdeConfig.SCHEMA_REGISTRY_URL, url));
+    }
+
+    /**
+     * A client for the registry {@code config} names, with its credentials and trust; a bad setting
+     * fails here with a {@link SchemaRegistryConfigException} naming the key, never a secret.
+     */
+    public static SchemaRegistryClient forConfig(Map<String, ?> config) {
+        Object value = config.get(SerdeConfig.SCHEMA_REGISTRY_URL);
+        String url = value == null ? null : value.toString().trim();
         if (url == null || url.isBlank()) {
             throw new IllegalArgumentException("schema.registry.url is required and was empty");
         }
+        RegistrySecurity security = RegistrySecurity.from(config);
         if (url.startsWith("mock://")) {
             return MOCK_SCOPES.computeIfAbsent(url, u -> new InMemorySchemaRegistryClient());
         }
         if (url.startsWith("http://") || url.startsWith("https://")) {
-            return new HttpSchemaRegistryClient(url);
+            if (hasUserInfo(url)) {
+                // the URL is shown in messages and logs; credentials belong in basic.auth.user.info
+                throw new SchemaRegistryConfigException(SerdeConfig.SCHEMA_REGISTRY_URL, "***", "must not carry user:password; set "
+                        + SerdeConfig.BASIC_AUTH_CREDENTIALS_SOURCE + "=" + SerdeConfig.USER_INFO + " and " + SerdeConfig.BASIC_AUTH_USER_INFO);
+            }
+            return new HttpSchemaRegistryClient(url, security);
         }
         throw new IllegalArgumentException("schema.registry.url must start with http://, https:// or mock://, was '" + url + "'");
+    }
+
+    /** Whether the URL's authority (between {@code //} and the path) holds {@code user[:password]@}. */
+    private static boolean hasUserInfo(String url) {
+        int start = url.indexOf("//") + 2;
+        int end = start;
+        while (end < url.length() && "/?#".indexOf(url.charAt(end)) < 0) {
+            end++;
+        }
+        return url.substring(start, end).contains("@");
     }
 }
