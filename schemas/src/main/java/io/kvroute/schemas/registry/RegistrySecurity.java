@@ -54,6 +54,12 @@ public final class RegistrySecurity {
 
     /** Reads and checks the registry client's credential and TLS settings in {@code config}. */
     public static RegistrySecurity from(Map<String, ?> config) {
+        String url = value(config, SerdeConfig.SCHEMA_REGISTRY_URL);
+        if (url != null && hasUserInfo(url)) {
+            // the URL is shown in messages and logs; credentials belong in basic.auth.user.info
+            throw new SchemaRegistryConfigException(SerdeConfig.SCHEMA_REGISTRY_URL, "***", "must not carry user:password; set "
+                    + BASIC_AUTH_CREDENTIALS_SOURCE + "=" + SerdeConfig.USER_INFO + " and " + BASIC_AUTH_USER_INFO);
+        }
         Credential basic = basic(config);
         Credential bearer = bearer(config);
         if (basic != null && bearer != null) {
@@ -152,6 +158,19 @@ public final class RegistrySecurity {
         return new Credential(token.key, "Bearer " + token.value, "bearer (" + token.key + ")");
     }
 
+    /** Whether the URL's authority (between {@code //} and the path) holds {@code user[:password]@}. */
+    private static boolean hasUserInfo(String url) {
+        int start = url.indexOf("//");
+        if (start < 0) {
+            return false;
+        }
+        int end = start + 2;
+        while (end < url.length() && "/?#".indexOf(url.charAt(end)) < 0) {
+            end++;
+        }
+        return url.substring(start + 2, end).contains("@");
+    }
+
     private static boolean hasControlCharacters(String s) {
         return s.chars().anyMatch(c -> c < 0x20 || c == 0x7f);
     }
@@ -231,9 +250,6 @@ public final class RegistrySecurity {
         if (location == null) {
             if (password != null) {
                 throw new SchemaRegistryConfigException(passwordKey, "***", "is set but " + locationKey + " is not");
-            }
-            if (value(config, typeKey) != null) {
-                throw new SchemaRegistryConfigException(typeKey, value(config, typeKey), "is set but " + locationKey + " is not");
             }
             return null;
         }

@@ -35,23 +35,8 @@ public final class SchemaRegistries {
             return MOCK_SCOPES.computeIfAbsent(url, u -> new InMemorySchemaRegistryClient());
         }
         if (url.startsWith("http://") || url.startsWith("https://")) {
-            if (hasUserInfo(url)) {
-                // the URL is shown in messages and logs; credentials belong in basic.auth.user.info
-                throw new SchemaRegistryConfigException(SerdeConfig.SCHEMA_REGISTRY_URL, "***", "must not carry user:password; set "
-                        + SerdeConfig.BASIC_AUTH_CREDENTIALS_SOURCE + "=" + SerdeConfig.USER_INFO + " and " + SerdeConfig.BASIC_AUTH_USER_INFO);
-            }
             return new HttpSchemaRegistryClient(url, security);
         }
         throw new IllegalArgumentException("schema.registry.url must start with http://, https:// or mock://, was '" + url + "'");
-    }
-
-    /** Whether the URL's authority (between {@code //} and the path) holds {@code user[:password]@}. */
-    private static boolean hasUserInfo(String url) {
-        int start = url.indexOf("//") + 2;
-        int end = start;
-        while (end < url.length() && "/?#".indexOf(url.charAt(end)) < 0) {
-            end++;
-        }
-        return url.substring(start, end).contains("@");
     }
 }
