@@ -311,7 +311,7 @@ public final class RouterApp implements AutoCloseable {
         return Settings.builder()
                 .defaults(RouterConfig.defaults())
                 .file(file)
-                .environment(env, "bootstrap.", "schema.", "kvroute.", "router.", "kafka.", "auto.")
+                .environment(env, "bootstrap.", "schema.", "basic.auth.", "bearer.auth.", "kvroute.", "router.", "kafka.", "auto.")
                 .overrides(overrides)
                 .build();
     }

@@ -61,7 +61,7 @@ public final class WorkerApp implements AutoCloseable {
     /** Transactions are short (one poll loop); a crashed worker's open one must not stall readers long. */
     public static final int TRANSACTION_TIMEOUT_MS = 10_000;
     static final int HEARTBEAT_INTERVAL_MS = 500;
-    static final String[] ENVIRONMENT_PREFIXES = {"worker.", "kafka.", "bootstrap.", "schema.", "kvroute."};
+    static final String[] ENVIRONMENT_PREFIXES = {"worker.", "kafka.", "bootstrap.", "schema.", "basic.auth.", "bearer.auth.", "kvroute."};
 
     private final WorkerConfig config;
     private final InferenceEngine engine;

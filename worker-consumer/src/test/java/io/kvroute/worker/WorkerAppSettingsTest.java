@@ -3,6 +3,7 @@ package io.kvroute.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvroute.platform.config.ConfigException;
 import io.kvroute.worker.config.WorkerConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,6 +26,23 @@ class WorkerAppSettingsTest {
         assertThat(settings.string(WorkerConfig.CHUNK_TOKENS)).isEqualTo("4");
         assertThat(settings.string(WorkerConfig.BOOTSTRAP_SERVERS)).isEqualTo("b:9092");
         assertThat(settings.string(WorkerConfig.TELEMETRY_INTERVAL_MS)).isEqualTo("250");
+    }
+
+    @Test
+    void shouldReadTheRegistryCredentialsFromTheEnvironmentAndRefuseABadOneAtStartUp(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("worker.properties");
+        Files.writeString(file, "bootstrap.servers=b:9092\nschema.registry.url=https://registry:8081\nworker.region=eu-west\n"
+                + "worker.id=w1\nbasic.auth.credentials.source=USER_INFO\n");
+
+        var settings = WorkerApp.settingsFrom(new String[] {"--config", file.toString()},
+                Map.of("KVROUTE_BASIC_AUTH_USER_INFO", "worker:env-pw-3"));
+        var noColon = WorkerApp.settingsFrom(new String[] {"--config", file.toString()},
+                Map.of("KVROUTE_BASIC_AUTH_USER_INFO", "env-pw-4"));
+
+        assertThat(settings.string("basic.auth.user.info")).isEqualTo("worker:env-pw-3");
+        assertThat(WorkerConfig.from(settings).schemaRegistryUrl()).isEqualTo("https://registry:8081");
+        assertThatThrownBy(() -> WorkerConfig.from(noColon)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("basic.auth.user.info").hasMessageContaining("user:password").hasMessageNotContaining("env-pw-4");
     }
 
     @Test

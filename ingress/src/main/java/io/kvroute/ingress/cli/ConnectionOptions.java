@@ -48,7 +48,7 @@ public final class ConnectionOptions {
                         ClientConfig.BOOTSTRAP_SERVERS, DEFAULT_BOOTSTRAP_SERVERS,
                         ClientConfig.SCHEMA_REGISTRY_URL, DEFAULT_REGISTRY_URL))
                 .file(configFile)
-                .environment(environment, "bootstrap.", "schema.", "kvroute.", "ingress.", "kafka.")
+                .environment(environment, "bootstrap.", "schema.", "basic.auth.", "bearer.auth.", "kvroute.", "ingress.", "kafka.")
                 .overrides(overrides)
                 .build();
     }

@@ -3,6 +3,7 @@ package io.kvroute.ingress.client;
 import io.kvroute.ingress.prompt.PrefixSalt;
 import io.kvroute.ingress.prompt.PromptHasher;
 import io.kvroute.platform.config.ConfigException;
+import io.kvroute.platform.config.RegistrySettings;
 import io.kvroute.platform.config.SettingDefs;
 import io.kvroute.platform.config.Settings;
 import io.kvroute.schemas.topics.KvrouteTopics;
@@ -52,6 +53,7 @@ public final class ClientConfig {
     public static final SettingDefs DEFINITIONS = SettingDefs.builder()
             .string(BOOTSTRAP_SERVERS, null, "host:port,...", "The Kafka cluster requests are written to and results read from.")
             .string(SCHEMA_REGISTRY_URL, null, "http:// or https:// URL", "The schema registry (Confluent API).")
+            .defineAll(RegistrySettings.DEFINITIONS)
             .string(TOPIC_PREFIX, KvrouteTopics.DEFAULT_PREFIX, "letters, digits, '.', '_' or '-'", "Topics are named `<prefix>.<name>`; must match the router's.")
             .oneOf(TENANT_TOPICS, TenantTopics.NAMES, TenantTopics.SHARED.setting(),
                     "`per-tenant`: this client writes `<prefix>.requests.<tenant>` and `<prefix>.cancellations.<tenant>` and reads `<prefix>.responses.<tenant>`, its tenant's own topics; `shared`: the one topic of each. Must match the router's.")
@@ -78,6 +80,7 @@ public final class ClientConfig {
     private final long chunkGraceMs;
     private final PrefixSalt prefixSalt;
     private final Map<String, Object> kafkaOverrides;
+    private final Map<String, Object> serdeConfig;
 
     private ClientConfig(Settings settings) {
         this.bootstrapServers = settings.string(BOOTSTRAP_SERVERS);
@@ -100,6 +103,9 @@ public final class ClientConfig {
         this.chunkGraceMs = settings.has(CHUNK_GRACE_MS) ? DEFINITIONS.longValue(settings, CHUNK_GRACE_MS) : DEFAULT_CHUNK_GRACE_MS;
         this.prefixSalt = prefixSalt(settings);
         this.kafkaOverrides = Map.copyOf(settings.withPrefix(KAFKA_PREFIX));
+        Map<String, Object> serde = RegistrySettings.serdeConfig(settings);
+        serde.put(SCHEMA_REGISTRY_URL, schemaRegistryUrl);
+        this.serdeConfig = Map.copyOf(serde);
     }
 
     /** The configured salt, or null for each tenant's own; messages name the key and the length, never the value. */
@@ -186,9 +192,12 @@ public final class ClientConfig {
         return Optional.ofNullable(prefixSalt);
     }
 
-    /** The serde configuration: the registry URL. */
+    /**
+     * The serde configuration: the registry URL, its credentials and TLS ({@code schema.registry.*},
+     * {@code basic.auth.*}, {@code bearer.auth.*}) and the serde options.
+     */
     public Map<String, Object> serdeConfig() {
-        return Map.of(SCHEMA_REGISTRY_URL, schemaRegistryUrl);
+        return serdeConfig;
     }
 
     /** Producer settings: acks=all and idempotence, whatever the pass-through says. */
@@ -208,14 +217,15 @@ public final class ClientConfig {
         return config;
     }
 
-    /** The settings without secrets: the prefix salt masked, and the Kafka pass-through by key only (it may hold credentials). */
+    /** The settings without secrets: the prefix salt masked, the Kafka and serde pass-through by key only (they may hold credentials). */
     @Override
     public String toString() {
         return "ClientConfig[bootstrapServers=" + bootstrapServers + ", schemaRegistryUrl=" + schemaRegistryUrl
                 + ", topicPrefix=" + topics.prefix() + ", tenant=" + tenant + ", clientId=" + clientId
                 + ", prefixBlockTokens=" + prefixBlockTokens + ", chunkGraceMs=" + chunkGraceMs
                 + ", prefixSalt=" + (prefixSalt == null ? "per tenant" : "***")
-                + ", kafka=" + new TreeSet<>(kafkaOverrides.keySet()) + "]";
+                + ", kafka=" + new TreeSet<>(kafkaOverrides.keySet())
+                + ", serde=" + new TreeSet<>(serdeConfig.keySet()) + "]";
     }
 
     private Map<String, Object> base(String clientIdSuffix) {

@@ -96,6 +96,26 @@ class CliPartsTest {
     }
 
     @Test
+    void shouldHandTheRegistryCredentialsFromFileAndEnvironmentToTheSerdeWithoutShowingThem(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("kvroute.properties");
+        Files.writeString(file, "schema.registry.url=https://registry.example:8081\nbasic.auth.credentials.source=USER_INFO\n"
+                + "schema.registry.ssl.truststore.type=PKCS12\n");
+        ConnectionOptions options = new ConnectionOptions(Map.of("KVROUTE_BASIC_AUTH_USER_INFO", "kvroute:env-pw-8"));
+        new CommandLine(options).parseArgs("--config", file.toString());
+
+        ClientConfig config = options.clientConfig(Map.of());
+
+        assertThat(config.serdeConfig())
+                .containsEntry("schema.registry.url", "https://registry.example:8081")
+                .containsEntry("basic.auth.credentials.source", "USER_INFO")
+                .containsEntry("basic.auth.user.info", "kvroute:env-pw-8");
+        assertThat(config.toString()).contains("basic.auth.user.info").doesNotContain("env-pw-8");
+        assertThatThrownBy(() -> new ConnectionOptions(Map.of("KVROUTE_BEARER_AUTH_TOKEN", "tok-env-9")).clientConfig(Map.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("bearer.auth.credentials.source").hasMessageNotContaining("tok-env-9");
+    }
+
+    @Test
     void shouldNameTheKeyAndValueOfABadSetting() {
         assertThatThrownBy(() -> ClientConfig.of(Map.of("bootstrap.servers", "b:1", "schema.registry.url", "http://r",
                 ClientConfig.PREFIX_BLOCK_TOKENS, "zero")))

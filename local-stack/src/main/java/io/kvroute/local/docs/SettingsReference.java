@@ -46,13 +46,15 @@ public final class SettingsReference {
                   The router owns `application.id`, `bootstrap.servers` and `state.dir` (set `router.application.id`,
                   `bootstrap.servers`, `router.state.dir` instead) and always runs `processing.guarantee=exactly_once_v2`;
                   setting those through `kafka.*` fails at start-up.
-                - `schema.registry.*`, `auto.register.schemas` and `kvroute.avro.serde.class` (a `Serde` class to use
-                  instead of kvroute's own, for example Confluent's `SpecificAvroSerde`) go to the Avro serde.
+                - `schema.registry.*`, `basic.auth.*`, `bearer.auth.*`, `auto.register.schemas` and `kvroute.avro.serde.class`
+                  (a `Serde` class to use instead of kvroute's own, for example Confluent's `SpecificAvroSerde`) go to the
+                  Avro serde and its registry client; see [security](security.md#schema-registry-credentials).
 
                 ## Worker (`kvroute worker`)
 
                 %s
-                Passed through: `kafka.*` to the worker's consumer, producer and admin client, prefix removed.
+                Passed through: `kafka.*` to the worker's consumer, producer and admin client, prefix removed; every
+                setting to the Avro serde, which reads the registry keys above.
                 `kafka.max.poll.records` may be at most %d (the worker's commit metadata must stay within Kafka's limit).
 
                 ## Client (the `ingress` library; `kvroute submit`, `collect`, `decisions`, `cancel`)
@@ -61,7 +63,7 @@ public final class SettingsReference {
                 Passed through: `kafka.*` to the client's producer and consumers, prefix removed, applied before
                 kvroute's own: they can tune but cannot turn off `acks=all`, idempotence or `read_committed`. The
                 commands' `--bootstrap-servers`, `--registry-url`, `--topic-prefix` and `--tenant` options set the
-                keys above.
+                keys above; the registry credential and TLS keys go to the Avro serde.
                 """.formatted(REGENERATE, RouterConfig.DEFINITIONS.markdownTable(), WorkerConfig.DEFINITIONS.markdownTable(),
                 WorkerConfig.MAX_POLL_RECORDS_LIMIT, ClientConfig.DEFINITIONS.markdownTable());
     }

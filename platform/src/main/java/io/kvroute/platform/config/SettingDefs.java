@@ -164,6 +164,12 @@ public final class SettingDefs {
             return this;
         }
 
+        /** Every definition of {@code others}, in their order: settings several components share. */
+        public Builder defineAll(SettingDefs others) {
+            others.all().forEach(this::define);
+            return this;
+        }
+
         /** A string; {@code defaultValue} null when it has none to layer, {@code validValues} in words or null. */
         public Builder string(String key, String defaultValue, String validValues, String description) {
             return define(new SettingDef(key, Type.STRING, null, null, List.of(), validValues, defaultValue, null, description));

@@ -1,6 +1,7 @@
 package io.kvroute.router.config;
 
 import io.kvroute.platform.config.ConfigException;
+import io.kvroute.platform.config.RegistrySettings;
 import io.kvroute.platform.config.SettingDefs;
 import io.kvroute.platform.config.Settings;
 import io.kvroute.router.admission.RequestValidator;
@@ -146,6 +147,7 @@ public final class RouterConfig {
             .string(BOOTSTRAP_SERVERS, null, "host:port,...", "The Kafka cluster the router reads from and writes to.")
             .string(SCHEMA_REGISTRY_URL, null, "http://, https:// or mock:// URL",
                     "The schema registry (Confluent API) the Avro serde registers and looks up schemas in.")
+            .defineAll(RegistrySettings.DEFINITIONS)
             .string(TOPIC_PREFIX, DEFAULT_TOPIC_PREFIX, NAME_CHARS, "Topics are named `<prefix>.<name>`.")
             .oneOf(TENANT_TOPICS, TenantTopics.NAMES, TenantTopics.SHARED.setting(),
                     "`per-tenant`: the router reads every `<prefix>.requests.<tenant>` and `<prefix>.cancellations.<tenant>`, takes the tenant from the topic (a record naming another is REJECTED) and answers on `<prefix>.responses.<tenant>`; `shared`: one topic each, the tenant as the record says. Workers and clients must agree.")
@@ -319,13 +321,7 @@ public final class RouterConfig {
                 : QuotaLimits.parseMap("default=" + v.trim()).get("default"));
         kafkaOverrides = Collections.unmodifiableMap(s.withPrefix(KAFKA_PREFIX));
         checkOwnedKeysNotOverridden();
-        Map<String, Object> serde = new HashMap<>();
-        s.asMap().forEach((k, v) -> {
-            if (k.startsWith("schema.registry.") || k.equals(SerdeConfig.AUTO_REGISTER_SCHEMAS) || k.equals(SerdeConfig.AVRO_SERDE_CLASS)) {
-                serde.put(k, v);
-            }
-        });
-        serdeConfig = Collections.unmodifiableMap(serde);
+        serdeConfig = Collections.unmodifiableMap(RegistrySettings.serdeConfig(s));
     }
 
     /** The profile {@value #ENGINE_MODEL} names, or null for {@value #ENGINE_MODEL_NONE}. */
@@ -467,6 +463,8 @@ public final class RouterConfig {
         p.putIfAbsent(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetteringProductionHandler.class.getName());
         p.put(DeadLetters.DLQ_TOPIC, topics.deadLetters().name());
         p.put(DeadLetters.RESPONSES_TOPIC, topics.responses().name());
+        // the handlers' own registry client needs the registry's credentials and trust too
+        p.putAll(serdeConfig);
         p.put(SerdeConfig.SCHEMA_REGISTRY_URL, schemaRegistryUrl);
         return p;
     }
@@ -528,6 +526,9 @@ public final class RouterConfig {
         return !defaultQuota.unlimited() || tenantQuotas.values().stream().anyMatch(q -> !q.unlimited());
     }
     public Map<String, Object> kafkaOverrides() { return kafkaOverrides; }
-    /** Settings for {@code io.kvroute.schemas.serde.Serdes}: the registry URL and serde options. */
+    /**
+     * Settings for {@code io.kvroute.schemas.serde.Serdes}: the registry URL, its credentials and TLS
+     * ({@code schema.registry.*}, {@code basic.auth.*}, {@code bearer.auth.*}) and the serde options.
+     */
     public Map<String, Object> serdeConfig() { return serdeConfig; }
 }

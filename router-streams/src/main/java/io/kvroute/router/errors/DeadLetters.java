@@ -34,7 +34,8 @@ public final class DeadLetters {
     DeadLetters(Map<String, ?> configs) {
         this.dlqTopic = required(configs, DLQ_TOPIC);
         this.responsesTopic = required(configs, RESPONSES_TOPIC);
-        this.responses = new AvroSerde<>(ResponseEvent.class, SchemaRegistries.forUrl(required(configs, SerdeConfig.SCHEMA_REGISTRY_URL)));
+        required(configs, SerdeConfig.SCHEMA_REGISTRY_URL);
+        this.responses = new AvroSerde<>(ResponseEvent.class, SchemaRegistries.forConfig(configs));
     }
 
     private static String required(Map<String, ?> configs, String key) {

@@ -138,6 +138,21 @@ class RouterConfigTest {
     }
 
     @Test
+    void shouldHandTheRegistryCredentialsToTheSerdeAndTheErrorHandlers() {
+        Settings settings = RouterApp.settingsFrom(new String[0], Map.of("KVROUTE_BOOTSTRAP_SERVERS", "b:9092",
+                "KVROUTE_SCHEMA_REGISTRY_URL", "https://registry:8081", "KVROUTE_ROUTER_REGIONS", "us-east",
+                "KVROUTE_BEARER_AUTH_CREDENTIALS_SOURCE", "STATIC_TOKEN", "KVROUTE_BEARER_AUTH_TOKEN", "tok-router-1"));
+
+        RouterConfig config = RouterConfig.from(settings);
+
+        assertThat(config.serdeConfig()).containsEntry("bearer.auth.credentials.source", "STATIC_TOKEN")
+                .containsEntry("bearer.auth.token", "tok-router-1").containsEntry("schema.registry.url", "https://registry:8081");
+        assertThat(config.streamsProperties()).containsEntry("bearer.auth.token", "tok-router-1");
+        assertThatThrownBy(() -> with("basic.auth.credentials.source", "USER_INFO"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("basic.auth.user.info");
+    }
+
+    @Test
     void shouldHaveNoAdmissionStepRegionCatalogOrTenantRegionsByDefault() {
         RouterConfig config = RouterConfig.from(Settings.of(minimal()));
         assertThat(config.quotasEnabled()).isFalse();

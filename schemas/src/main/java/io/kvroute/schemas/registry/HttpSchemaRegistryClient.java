@@ -2,6 +2,7 @@ package io.kvroute.schemas.registry;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvroute.schemas.serde.SerdeConfig;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -15,6 +16,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
+import javax.net.ssl.SSLException;
 import org.apache.avro.Schema;
 
 /**
@@ -23,7 +25,9 @@ import org.apache.avro.Schema;
  * An id the registry does not know is remembered as unknown for {@code unknownIdTtl} (bounded to
  * {@value #MAX_UNKNOWN_IDS} ids), so records naming it cost no registry call each; after that it
  * is asked again, as the id may have been registered since. A 401 or 403 is a
- * {@link SchemaRegistryAuthException}: a configuration error, not an outage.
+ * {@link SchemaRegistryAuthException}: a configuration error, not an outage. Credentials and TLS
+ * trust come from a {@link RegistrySecurity}: its {@code Authorization} header goes with every
+ * request, and its {@code SSLContext} replaces the JVM's default trust.
  */
 public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
     private static final String CONTENT_TYPE = "application/vnd.schemaregistry.v1+json";
@@ -47,6 +51,7 @@ public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
     };
     private final long unknownIdTtlMs;
     private final LongSupplier clock;
+    private final RegistrySecurity security;
 
     public HttpSchemaRegistryClient(String baseUrl) {
         this(baseUrl, Duration.ofSeconds(10));
@@ -57,6 +62,15 @@ public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
     }
 
     public HttpSchemaRegistryClient(String baseUrl, Duration timeout, Duration unknownIdTtl, LongSupplier clock) {
+        this(baseUrl, timeout, unknownIdTtl, clock, RegistrySecurity.NONE);
+    }
+
+    public HttpSchemaRegistryClient(String baseUrl, RegistrySecurity security) {
+        this(baseUrl, Duration.ofSeconds(10), Duration.ofMillis(DEFAULT_UNKNOWN_ID_TTL_MS), System::currentTimeMillis, security);
+    }
+
+    public HttpSchemaRegistryClient(String baseUrl, Duration timeout, Duration unknownIdTtl, LongSupplier clock, RegistrySecurity security) {
+        this.security = Objects.requireNonNull(security, "security");
         this.unknownIdTtlMs = unknownIdTtl.toMillis();
         this.clock = Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(baseUrl, "baseUrl");
@@ -67,7 +81,9 @@ public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
             throw new IllegalArgumentException("schema.registry.url is not a URL: '" + baseUrl + "'", e);
         }
         this.timeout = timeout;
-        this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
+        HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(timeout);
+        security.sslContext().ifPresent(builder::sslContext);
+        this.http = builder.build();
     }
 
     @Override
@@ -126,8 +142,7 @@ public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
         if (knownUnknown(id)) {
             throw new UnknownSchemaIdException(id);
         }
-        HttpRequest request = HttpRequest.newBuilder(baseUri.resolve("schemas/ids/" + id))
-                .timeout(timeout).header("Accept", CONTENT_TYPE).GET().build();
+        HttpRequest request = request("schemas/ids/" + id).header("Accept", CONTENT_TYPE).GET().build();
         HttpResponse<String> response = send(request);
         if (response.statusCode() == 404) {
             synchronized (unknownIdsUntil) {
@@ -156,8 +171,7 @@ public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
     }
 
     private JsonNode post(String path, String body, String subject) {
-        HttpRequest request = HttpRequest.newBuilder(baseUri.resolve(path))
-                .timeout(timeout)
+        HttpRequest request = request(path)
                 .header("Content-Type", CONTENT_TYPE)
                 .header("Accept", CONTENT_TYPE)
                 .POST(HttpRequest.BodyPublishers.ofString(body))
@@ -165,9 +179,18 @@ public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
         return checkOk(send(request), "subject '" + subject + "'");
     }
 
+    private HttpRequest.Builder request(String path) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(baseUri.resolve(path)).timeout(timeout);
+        security.authorization().ifPresent(value -> builder.header("Authorization", value));
+        return builder;
+    }
+
     private HttpResponse<String> send(HttpRequest request) {
         try {
             return http.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (SSLException e) {
+            throw new SchemaRegistryException("schema registry at " + baseUri + " failed the TLS handshake (" + e.getMessage()
+                    + "); check " + SerdeConfig.SSL_TRUSTSTORE_LOCATION + " and the registry's certificate", e);
         } catch (IOException e) {
             throw new SchemaRegistryException("schema registry at " + baseUri + " is not reachable: " + e, e);
         } catch (InterruptedException e) {
@@ -201,6 +224,6 @@ public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
 
     @Override
     public String toString() {
-        return "HttpSchemaRegistryClient[" + baseUri + "]";
+        return "HttpSchemaRegistryClient[" + baseUri + ", " + security + "]";
     }
 }

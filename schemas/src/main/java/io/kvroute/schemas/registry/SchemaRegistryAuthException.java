@@ -12,7 +12,7 @@ public class SchemaRegistryAuthException extends SchemaRegistryException {
     public SchemaRegistryAuthException(String registry, int status, String what) {
         super("schema registry at " + registry + " refused " + what + ": HTTP " + status
                 + (status == 401 ? " (not authenticated)" : " (not permitted)")
-                + "; a configuration error, not an outage: check the schema.registry.* settings and the registry's permissions");
+                + "; a configuration error, not an outage: check the registry credentials (basic.auth.*, bearer.auth.*, also with the schema.registry. prefix) and the registry's permissions");
         this.status = status;
     }
 

@@ -9,7 +9,8 @@ import org.apache.kafka.common.serialization.Serde;
 
 /**
  * Makes the value serdes of every kvroute topic from one configuration. One registry client (and
- * its caches) is shared by all serdes made here.
+ * its caches) is shared by all serdes made here; its URL, credentials and TLS trust come from the
+ * same configuration ({@link SerdeConfig}).
  */
 public final class Serdes {
     private final Map<String, ?> config;
@@ -18,8 +19,7 @@ public final class Serdes {
 
     public Serdes(Map<String, ?> config) {
         this.config = Map.copyOf(config);
-        Object url = config.get(SerdeConfig.SCHEMA_REGISTRY_URL);
-        this.registry = SchemaRegistries.forUrl(url == null ? null : url.toString());
+        this.registry = SchemaRegistries.forConfig(config);
         Object auto = config.get(SerdeConfig.AUTO_REGISTER_SCHEMAS);
         this.autoRegister = auto == null || Boolean.parseBoolean(auto.toString());
     }

@@ -1,6 +1,7 @@
 package io.kvroute.worker.config;
 
 import io.kvroute.platform.config.ConfigException;
+import io.kvroute.platform.config.RegistrySettings;
 import io.kvroute.platform.config.SettingDefs;
 import io.kvroute.platform.config.Settings;
 import io.kvroute.schemas.topics.KvrouteTopics;
@@ -146,6 +147,7 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
     public static final SettingDefs DEFINITIONS = SettingDefs.builder()
             .string(BOOTSTRAP_SERVERS, null, "host:port,...", "The Kafka cluster the worker reads dispatches from and writes results to.")
             .string(SCHEMA_REGISTRY_URL, null, "http:// or https:// URL", "The schema registry (Confluent API).")
+            .defineAll(RegistrySettings.DEFINITIONS)
             .string(TOPIC_PREFIX, DEFAULT_TOPIC_PREFIX, NAME_CHARS, "Topics are named `<prefix>.<name>`; must match the router's.")
             .oneOf(TENANT_TOPICS, TenantTopics.NAMES, TenantTopics.SHARED.setting(),
                     "`per-tenant`: results go to `<prefix>.responses.<tenant>`, the tenant the router gave the request; `shared`: to `<prefix>.responses`. Must match the router's.")
@@ -207,6 +209,7 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
         given.requireKnownKeys("worker.", WorkerConfig.class);
         Settings s = Settings.builder().defaults(defaults()).overrides(given.asMap()).build();
         String prefix = s.matching(TOPIC_PREFIX, v -> v.matches("[A-Za-z0-9._-]+"), "must be letters, digits, '.', '_' or '-'");
+        RegistrySettings.check(s.asMap());
         String region = s.matching(REGION, v -> v.matches("[a-z0-9][a-z0-9-]{0,62}"), "must be lower-case letters, digits and '-'");
         String workerId = s.matching(WORKER_ID, v -> v.matches("[A-Za-z0-9._-]+"), "must be letters, digits, '.', '_' or '-'");
         List<String> models = s.list(MODELS);
