@@ -51,6 +51,7 @@ public final class RouterConfig {
     public static final String TELEMETRY_MAX_CLOCK_SKEW_MS = "router.telemetry.max.clock.skew.ms";
     /** The furthest ahead a telemetry record's rateLimitedUntilMs counts. */
     public static final String TELEMETRY_MAX_RATE_LIMIT_MS = "router.telemetry.max.rate.limit.ms";
+    public static final String TELEMETRY_MAX_WORKERS = "router.telemetry.max.workers";
     /** Telemetry owning a partition at or past this is refused: no dispatch topic has it. */
     public static final String DISPATCH_MAX_PARTITIONS = "router.dispatch.max.partitions";
     public static final String REGIONS = "router.regions";
@@ -106,6 +107,7 @@ public final class RouterConfig {
     public static final long DEFAULT_TELEMETRY_TTL_MS = RoutingSettings.DEFAULT_TELEMETRY_TTL_MS;
     public static final long DEFAULT_TELEMETRY_MAX_CLOCK_SKEW_MS = 10_000;
     public static final long DEFAULT_TELEMETRY_MAX_RATE_LIMIT_MS = 600_000;
+    public static final int DEFAULT_TELEMETRY_MAX_WORKERS = 100_000;
     public static final int DEFAULT_DISPATCH_MAX_PARTITIONS = 10_000;
     public static final String DEFAULT_MODELS = "llama-3.1-8b:131072";
     public static final int DEFAULT_MAX_PROMPT_TOKENS = 131_072;
@@ -172,6 +174,8 @@ public final class RouterConfig {
                     "Telemetry observed further ahead of the router's clock than this is refused; a worker's silence is measured by when its telemetry arrived.")
             .longRange(TELEMETRY_MAX_RATE_LIMIT_MS, 1_000, 86_400_000, DEFAULT_TELEMETRY_MAX_RATE_LIMIT_MS,
                     "A worker's reported rate limit (rateLimitedUntilMs) counts at most this far past the record's arrival; a worker still limited says so again.")
+            .intRange(TELEMETRY_MAX_WORKERS, 1, 10_000_000, DEFAULT_TELEMETRY_MAX_WORKERS,
+                    "Workers the router keeps telemetry of; a record of a new worker past it is refused (dead-lettered): worker ids come from records, so the router's state must not grow with them.")
             .intRange(DISPATCH_MAX_PARTITIONS, 1, 1_000_000, DEFAULT_DISPATCH_MAX_PARTITIONS,
                     "Telemetry claiming a dispatch partition at or past this is refused; set it to the largest dispatch topic's partition count.")
             .longRange(COMMIT_INTERVAL_MS, 1, 60_000, DEFAULT_COMMIT_INTERVAL_MS,
@@ -248,6 +252,7 @@ public final class RouterConfig {
     private final long replacePatienceMs;
     private final long telemetryMaxClockSkewMs;
     private final long telemetryMaxRateLimitMs;
+    private final int telemetryMaxWorkers;
     private final int dispatchMaxPartitions;
     private final RoutingSettings routing;
     private final RegionCatalog regionCatalog;
@@ -285,6 +290,7 @@ public final class RouterConfig {
         replacePatienceMs = DEFINITIONS.longValue(s, REPLACE_PATIENCE_MS);
         telemetryMaxClockSkewMs = DEFINITIONS.longValue(s, TELEMETRY_MAX_CLOCK_SKEW_MS);
         telemetryMaxRateLimitMs = DEFINITIONS.longValue(s, TELEMETRY_MAX_RATE_LIMIT_MS);
+        telemetryMaxWorkers = DEFINITIONS.intValue(s, TELEMETRY_MAX_WORKERS);
         dispatchMaxPartitions = DEFINITIONS.intValue(s, DISPATCH_MAX_PARTITIONS);
         if (replacePatienceMs <= ttl) {
             // a region is only silent once its telemetry is stale: re-placing sooner would move work from live workers
@@ -502,6 +508,7 @@ public final class RouterConfig {
     public long replacePatienceMs() { return replacePatienceMs; }
     public long telemetryMaxClockSkewMs() { return telemetryMaxClockSkewMs; }
     public long telemetryMaxRateLimitMs() { return telemetryMaxRateLimitMs; }
+    public int telemetryMaxWorkers() { return telemetryMaxWorkers; }
     public int dispatchMaxPartitions() { return dispatchMaxPartitions; }
     public long parkedMaxMs() { return parkedMaxMs; }
     public long parkedMaxCount() { return parkedMaxCount; }

@@ -1,5 +1,6 @@
 package io.kvroute.router.metrics;
 
+import io.kvroute.platform.metrics.BoundedTagValues;
 import io.kvroute.router.routing.EngineSpeed;
 import io.kvroute.router.routing.EngineSpeeds;
 import io.kvroute.router.routing.FleetView;
@@ -37,6 +38,10 @@ public final class RouterMetrics {
     public static final String REQUESTS_FORGOTTEN = PREFIX + "requests.forgotten";
     /** Requests over their tenant's quota, tagged by tenant and action (wait or reject). */
     public static final String REQUESTS_THROTTLED = PREFIX + "requests.throttled";
+    /** Tokens of finished requests, tagged by tenant, model, region and kind (prompt, cached, completion). */
+    public static final String USAGE_TOKENS = PREFIX + "usage.tokens";
+    /** Spend of finished requests at their region's price per million tokens (prompt + completion), by tenant, model, region. */
+    public static final String USAGE_SPEND = PREFIX + "usage.spend";
     /** Requests waiting in admission for their tenant's quota to refill. */
     public static final String REQUESTS_QUOTA_WAITING = PREFIX + "requests.quota.waiting";
     /** Regions cooled as one pool after one of their workers reported rate limiting. */
@@ -63,9 +68,12 @@ public final class RouterMetrics {
     public static final String TAG_POLICY = "policy";
     public static final String TAG_REASON = "reason";
     public static final String TAG_TENANT = "tenant";
+    /** Distinct tenant tags before the rest are counted as {@value BoundedTagValues#OTHER}: tenant names come from requests. */
+    public static final int MAX_TENANT_TAGS = 1_000;
     public static final String TAG_ACTION = "action";
 
     private final MeterRegistry registry;
+    private final BoundedTagValues tenantTags = new BoundedTagValues(MAX_TENANT_TAGS);
     private final AtomicLong parked = new AtomicLong();
     private final AtomicLong quotaWaiting = new AtomicLong();
     private final Timer decisionLatency;
@@ -201,9 +209,25 @@ public final class RouterMetrics {
         registry.counter(REQUESTS_FORGOTTEN).increment();
     }
 
+    /**
+     * A finished request's use, counted once when its result ends its dispatch: tokens by kind and spend at
+     * {@code pricePerMillionTokens} (prompt + completion). Tenant tags are bounded ({@link #MAX_TENANT_TAGS}).
+     */
+    public void used(String tenant, String model, String region, long promptTokens, long cachedTokens, long completionTokens,
+                     double pricePerMillionTokens) {
+        String t = tenantTags.of(tenant);
+        String m = model == null ? "" : model;
+        String r = region == null ? "" : region;
+        registry.counter(USAGE_TOKENS, TAG_TENANT, t, "model", m, TAG_REGION, r, "kind", "prompt").increment(promptTokens);
+        registry.counter(USAGE_TOKENS, TAG_TENANT, t, "model", m, TAG_REGION, r, "kind", "cached").increment(cachedTokens);
+        registry.counter(USAGE_TOKENS, TAG_TENANT, t, "model", m, TAG_REGION, r, "kind", "completion").increment(completionTokens);
+        registry.counter(USAGE_SPEND, TAG_TENANT, t, "model", m, TAG_REGION, r)
+                .increment((promptTokens + completionTokens) * pricePerMillionTokens / 1e6);
+    }
+
     /** A request over its tenant's quota; {@code action} is wait or reject. Tenant names are tags, never prompts. */
     public void throttled(String tenant, String action) {
-        registry.counter(REQUESTS_THROTTLED, TAG_TENANT, tenant == null ? "" : tenant, TAG_ACTION, action).increment();
+        registry.counter(REQUESTS_THROTTLED, TAG_TENANT, tenantTags.of(tenant), TAG_ACTION, action).increment();
     }
 
     public void quotaWaitingChanged(long delta) {

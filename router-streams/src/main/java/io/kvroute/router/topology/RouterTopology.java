@@ -215,7 +215,9 @@ public final class RouterTopology {
         }
         topology.addProcessor(TopologyNames.RESULT_TRACKER,
                 () -> new ResultTracker(topics.responses().name(), responseSerde.deserializer(), fairShares, admission,
-                        router.state().outputLengths(), router.state().engineSpeeds(), fleet::get),
+                        router.state().outputLengths(), router.state().engineSpeeds(), fleet::get,
+                        (tenant, model, region, prompt, cached, completion) -> metrics.used(tenant, model, region, prompt, cached,
+                                completion, config.regionCatalog().costPerMillionTokens(region))),
                 TopologyNames.RESPONSES_SOURCE);
         topology.addProcessor(TopologyNames.ROUTER,
                 () -> new RoutingProcessor(router, telemetryTopic, telemetrySerde.deserializer(),

@@ -29,6 +29,13 @@ import java.util.function.Predicate;
 public final class FairQueue<T> {
     public static final double DEFAULT_PROMPT_WEIGHT = 1.0;
     public static final double DEFAULT_OUTPUT_WEIGHT = 1.0;
+    /**
+     * Tenants a class keeps before a new one makes it forget its idle ones (nothing queued): tenant names come from
+     * requests, so the map must not grow with them. A forgotten tenant that comes back starts at the floor as a new one
+     * does, ahead of where its counter was by what it was served while the floor stood still: fairness over the last
+     * {@value} tenants is exact, beyond that approximate.
+     */
+    static final int SWEEP_TENANTS_AT = 1_024;
 
     private final double promptWeight;
     private final double outputWeight;
@@ -63,6 +70,9 @@ public final class FairQueue<T> {
      */
     public void add(T item, String tenant, LatencyClass latencyClass, long promptTokens, long expectedOutputTokens) {
         ClassQueue queue = classes.get(latencyClass);
+        if (queue.tenants.size() >= SWEEP_TENANTS_AT && !queue.tenants.containsKey(tenant)) {
+            queue.forgetIdle();
+        }
         TenantQueue tenantQueue = queue.tenants.computeIfAbsent(tenant, TenantQueue::new);
         Entry<T> entry = new Entry<>(item, cost(promptTokens, expectedOutputTokens), sequence++);
         if (tenantQueue.items.isEmpty()) {
@@ -151,6 +161,11 @@ public final class FairQueue<T> {
         return tenantQueue == null ? 0.0 : tenantQueue.counter;
     }
 
+    /** Tenants the queue keeps state for, queued or not (bounded: see {@link #SWEEP_TENANTS_AT}). */
+    int tenantsKept() {
+        return classes.values().stream().mapToInt(c -> c.tenants.size()).sum();
+    }
+
     public int size() {
         return size;
     }
@@ -190,6 +205,11 @@ public final class FairQueue<T> {
         /** The smallest counter among backlogged tenants, or the last served one's when none is backlogged. */
         double floor() {
             return backlogged.isEmpty() ? lastServed : backlogged.first().counter;
+        }
+
+        /** Drops the tenants with nothing queued. */
+        void forgetIdle() {
+            tenants.values().removeIf(q -> q.items.isEmpty());
         }
     }
 }

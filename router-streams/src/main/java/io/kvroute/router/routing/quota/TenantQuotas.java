@@ -21,6 +21,9 @@ public final class TenantQuotas {
 
     private final Map<String, QuotaLimits> limits;
     private final QuotaLimits defaults;
+    /** Tenants kept before a new one sweeps out those a fresh tenant would equal. */
+    static final int SWEEP_TENANTS_AT = 1_024;
+
     private final Map<String, Buckets> buckets = new HashMap<>();
     private final Map<String, Reservation> reservations = new HashMap<>();
 
@@ -54,13 +57,14 @@ public final class TenantQuotas {
             return QuotaDecision.reject("request needs " + tokens + " tokens, more than tenant " + request.tenant()
                     + "'s " + quota.tokensPerMinute() + " tokens per minute");
         }
-        Buckets b = buckets.computeIfAbsent(request.tenant(), t -> new Buckets(quota, nowMs));
+        Buckets b = bucketsOf(request.tenant(), quota, nowMs);
         b.refill(quota, nowMs);
         long waitMs = Math.max(b.waitFor(b.requests, 1, quota.requestsPerMinute()), b.waitFor(b.tokens, tokens, quota.tokensPerMinute()));
         if (waitMs == 0) {
             b.requests -= 1;
             b.tokens -= tokens;
             reservations.put(request.requestId(), new Reservation(request.tenant(), tokens));
+            b.open++;
             return QuotaDecision.admit();
         }
         String limit = b.requests < 1 ? quota.requestsPerMinute() + " requests per minute"
@@ -84,6 +88,7 @@ public final class TenantQuotas {
         QuotaLimits quota = limits(r.tenant());
         Buckets b = buckets.get(r.tenant());
         if (b != null) {
+            b.open = Math.max(0, b.open - 1);
             b.refill(quota, nowMs);
             b.tokens = Math.min(quota.tokensPerMinute(), b.tokens + r.tokens() - Math.max(0, actualTokens));
         }
@@ -102,7 +107,7 @@ public final class TenantQuotas {
     /** Tokens the tenant may reserve at {@code nowMs} without waiting (negative while in debt). */
     public double availableTokens(String tenant, long nowMs) {
         QuotaLimits quota = limits(tenant);
-        Buckets b = buckets.computeIfAbsent(tenant, t -> new Buckets(quota, nowMs));
+        Buckets b = bucketsOf(tenant, quota, nowMs);
         b.refill(quota, nowMs);
         return b.tokens;
     }
@@ -134,6 +139,33 @@ public final class TenantQuotas {
     /** Re-opens an admitted request's reservation, as read back after a restart, so its settlement still counts. */
     public void restoreReservation(String requestId, String tenant, long tokens) {
         reservations.put(requestId, new Reservation(tenant, tokens));
+        Buckets b = buckets.get(tenant);
+        if (b != null) {
+            b.open++;
+        }
+    }
+
+    /**
+     * The tenant's buckets, made full if it has none. Before a new tenant's are made past {@value #SWEEP_TENANTS_AT}
+     * tenants, the buckets a fresh tenant would equal are dropped (full again and no reservation open): tenant names come
+     * from requests, so the map must not grow with them.
+     */
+    private Buckets bucketsOf(String tenant, QuotaLimits quota, long nowMs) {
+        Buckets b = buckets.get(tenant);
+        if (b != null) {
+            return b;
+        }
+        if (buckets.size() >= SWEEP_TENANTS_AT) {
+            buckets.entrySet().removeIf(e -> e.getValue().isIdleAndFull(limits(e.getKey()), nowMs));
+        }
+        b = new Buckets(quota, nowMs);
+        buckets.put(tenant, b);
+        return b;
+    }
+
+    /** Tenants whose bucket levels are kept (bounded: see {@link #bucketsOf}). */
+    int tenantsKept() {
+        return buckets.size();
     }
 
     private record Reservation(String tenant, long tokens) {
@@ -144,6 +176,13 @@ public final class TenantQuotas {
         double requests;
         double tokens;
         long refilledAtMs;
+        /** Reservations of this tenant not yet settled. */
+        int open;
+
+        boolean isIdleAndFull(QuotaLimits quota, long nowMs) {
+            refill(quota, nowMs);
+            return open == 0 && requests >= quota.requestsPerMinute() && tokens >= quota.tokensPerMinute();
+        }
 
         Buckets(QuotaLimits quota, long nowMs) {
             requests = quota.requestsPerMinute();

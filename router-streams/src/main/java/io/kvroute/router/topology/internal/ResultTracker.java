@@ -45,6 +45,7 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
     private final Deserializer<ResponseEvent> deserializer;
     private final FairShares fairShares;
     private final boolean settleQuotas;
+    private final UsageRecorder usage;
     private final OutputLengths outputLengths;
     private final EngineSpeeds engineSpeeds;
     private final Function<String, WorkerSnapshot> workers;
@@ -57,9 +58,25 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
      * @param engineSpeeds  where a completed run's timing goes (the router's, learning each pool's speed)
      * @param workers       each worker's latest telemetry, as the router's fleet view holds it decoded (null if none)
      */
+    /** Where each request's use goes once its result ends its dispatch: tenant, model, region and tokens. */
+    @FunctionalInterface
+    public interface UsageRecorder {
+        void record(String tenant, String model, String region, long promptTokens, long cachedTokens, long completionTokens);
+
+        UsageRecorder NONE = (tenant, model, region, prompt, cached, completion) -> { };
+    }
+
     public ResultTracker(String responsesTopic, Deserializer<ResponseEvent> deserializer, FairShares fairShares,
                          boolean settleQuotas, OutputLengths outputLengths, EngineSpeeds engineSpeeds,
                          Function<String, WorkerSnapshot> workers) {
+        this(responsesTopic, deserializer, fairShares, settleQuotas, outputLengths, engineSpeeds, workers, UsageRecorder.NONE);
+    }
+
+    /** As above, telling {@code usage} each request's tokens once, when its result ends the dispatch the router waits on. */
+    public ResultTracker(String responsesTopic, Deserializer<ResponseEvent> deserializer, FairShares fairShares,
+                         boolean settleQuotas, OutputLengths outputLengths, EngineSpeeds engineSpeeds,
+                         Function<String, WorkerSnapshot> workers, UsageRecorder usage) {
+        this.usage = usage;
         this.settleQuotas = settleQuotas;
         this.outputLengths = outputLengths;
         this.engineSpeeds = engineSpeeds;
@@ -97,10 +114,12 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
         DispatchedRequest dispatched = inFlight.get(record.key());
         if (dispatched != null && endsDispatchAttempt(event.getAttempt(), dispatched.getAttempt())) {
             inFlight.delete(record.key());
-            Usage usage = event.getTerminal().getUsage();
-            long prompt = usage == null ? 0 : usage.getPromptTokens();
-            long output = usage == null ? 0 : usage.getCompletionTokens();
+            Usage used = event.getTerminal().getUsage();
+            long prompt = used == null ? 0 : used.getPromptTokens();
+            long output = used == null ? 0 : used.getCompletionTokens();
             fairShares.settle(context.taskId(), record.key(), prompt, output);
+            usage.record(Conversions.nullToEmpty(dispatched.getRequest().getTenant()), Conversions.nullToEmpty(dispatched.getRequest().getModel()),
+                    dispatched.getRegion(), prompt, used == null ? 0 : used.getCachedTokens(), output);
             if (event.getTerminal().getStatus() == ResponseStatus.COMPLETED) {
                 outputLengths.completed(output);
                 learnSpeed(event.getTerminal());

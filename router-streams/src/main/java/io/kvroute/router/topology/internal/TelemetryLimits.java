@@ -11,7 +11,7 @@ import io.kvroute.router.config.RouterConfig;
  * @param maxRateLimitMs  a reported {@code rateLimitedUntilMs} counts at most this far past the record's arrival
  * @param maxPartitions   a record owning a partition at or past this is refused (no dispatch topic has it)
  */
-public record TelemetryLimits(long maxClockSkewMs, long maxRateLimitMs, int maxPartitions) {
+public record TelemetryLimits(long maxClockSkewMs, long maxRateLimitMs, int maxPartitions, int maxWorkers) {
     /** Requests one server holds at once, in any queue: far past any real server's batch and queue. */
     public static final int MAX_REQUESTS = 1_000_000;
     /** Tokens one server holds in any queue: a million requests of a million tokens. */
@@ -24,18 +24,19 @@ public record TelemetryLimits(long maxClockSkewMs, long maxRateLimitMs, int maxP
     public static final double MAX_LATENCY_MS = 86_400_000;
 
     public TelemetryLimits {
-        if (maxClockSkewMs < 0 || maxRateLimitMs < 0 || maxPartitions < 1) {
-            throw new IllegalArgumentException("telemetry limits must be non-negative (and partitions positive): skew "
-                    + maxClockSkewMs + ", rate limit " + maxRateLimitMs + ", partitions " + maxPartitions);
+        if (maxClockSkewMs < 0 || maxRateLimitMs < 0 || maxPartitions < 1 || maxWorkers < 1) {
+            throw new IllegalArgumentException("telemetry limits must be non-negative (and partitions and workers positive): skew "
+                    + maxClockSkewMs + ", rate limit " + maxRateLimitMs + ", partitions " + maxPartitions + ", workers " + maxWorkers);
         }
     }
 
     public static TelemetryLimits defaults() {
         return new TelemetryLimits(RouterConfig.DEFAULT_TELEMETRY_MAX_CLOCK_SKEW_MS, RouterConfig.DEFAULT_TELEMETRY_MAX_RATE_LIMIT_MS,
-                RouterConfig.DEFAULT_DISPATCH_MAX_PARTITIONS);
+                RouterConfig.DEFAULT_DISPATCH_MAX_PARTITIONS, RouterConfig.DEFAULT_TELEMETRY_MAX_WORKERS);
     }
 
     public static TelemetryLimits of(RouterConfig config) {
-        return new TelemetryLimits(config.telemetryMaxClockSkewMs(), config.telemetryMaxRateLimitMs(), config.dispatchMaxPartitions());
+        return new TelemetryLimits(config.telemetryMaxClockSkewMs(), config.telemetryMaxRateLimitMs(), config.dispatchMaxPartitions(),
+                config.telemetryMaxWorkers());
     }
 }

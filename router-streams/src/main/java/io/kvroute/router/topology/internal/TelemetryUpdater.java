@@ -105,6 +105,11 @@ public final class TelemetryUpdater implements Processor<String, byte[], Void, V
             refuse(record, "implausible", new IllegalArgumentException("implausible telemetry: " + problem));
             return;
         }
+        if (fleet.get(record.key()) == null && fleet.size() >= limits.maxWorkers()) {
+            refuse(record, "too_many_workers", new IllegalArgumentException("the router keeps telemetry of " + fleet.size()
+                    + " workers already, " + RouterConfig.TELEMETRY_MAX_WORKERS + " (" + limits.maxWorkers() + "); a new one is refused"));
+            return;
+        }
         long receivedAtMs = context.currentSystemTimeMs();
         long aheadMs = telemetry.getObservedAtMs() - receivedAtMs;
         if (aheadMs > limits.maxClockSkewMs()) {

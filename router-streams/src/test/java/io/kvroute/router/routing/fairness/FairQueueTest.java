@@ -128,4 +128,21 @@ class FairQueueTest {
         assertThat(queue.remove("x", "a", LatencyClass.INTERACTIVE)).isFalse();
         assertThat(queue.isEmpty()).isTrue();
     }
+
+    @Test
+    void shouldForgetIdleTenantsPastTheBoundSoItsStateDoesNotGrowWithTenantNames() {
+        for (int i = 0; i < 5 * FairQueue.SWEEP_TENANTS_AT; i++) {
+            queue.add("r" + i, "tenant-" + i, LatencyClass.BATCH, 10, 10);
+            assertThat(queue.serveNext(item -> true)).isPresent();
+        }
+        assertThat(queue.tenantsKept()).isLessThanOrEqualTo(FairQueue.SWEEP_TENANTS_AT + 1);
+
+        queue.add("busy-1", "busy", LatencyClass.BATCH, 10, 10);
+        queue.add("busy-2", "busy", LatencyClass.BATCH, 10, 10);
+        for (int i = 0; i < 2 * FairQueue.SWEEP_TENANTS_AT; i++) {
+            queue.add("x" + i, "other-" + i, LatencyClass.BATCH, 10, 10);
+        }
+        assertThat(queue.counter("busy", LatencyClass.BATCH)).as("a tenant with queued requests is never forgotten").isNotNegative();
+        assertThat(queue.size()).isEqualTo(2 + 2 * FairQueue.SWEEP_TENANTS_AT);
+    }
 }

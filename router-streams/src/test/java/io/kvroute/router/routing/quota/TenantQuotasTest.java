@@ -117,4 +117,21 @@ class TenantQuotasTest {
         assertThat(second.reservedTokens("r1")).isEmpty();
         assertThat(new TenantQuotas(limits, QuotaLimits.NONE).levels("a")).isEmpty();
     }
+
+    @Test
+    void shouldForgetTenantsWhoseBucketsAreFullAgainButNotOnesWithAnOpenReservation() {
+        TenantQuotas quotas = new TenantQuotas(Map.of(), new QuotaLimits(600, 60_000, OverQuota.WAIT));
+        assertThat(quotas.tryAcquire(request("open", "holder", 100, 100), NOW).admitted()).isTrue();
+        for (int i = 0; i < 5 * TenantQuotas.SWEEP_TENANTS_AT; i++) {
+            String id = "r" + i;
+            assertThat(quotas.tryAcquire(request(id, "tenant-" + i, 100, 100), NOW + i).admitted()).isTrue();
+            quotas.release(id, NOW + i);
+        }
+        long later = NOW + 5 * TenantQuotas.SWEEP_TENANTS_AT + 60_000;
+        assertThat(quotas.tryAcquire(request("late", "newcomer", 100, 100), later).admitted()).isTrue();
+
+        assertThat(quotas.tenantsKept()).as("a minute later every released tenant's buckets are full again: forgotten")
+                .isLessThanOrEqualTo(TenantQuotas.SWEEP_TENANTS_AT + 2);
+        assertThat(quotas.levels("holder")).as("the tenant with a reservation still open is kept").isPresent();
+    }
 }
