@@ -169,6 +169,7 @@ public final class ResponseAssembler {
             return;
         }
         state.terminal = event.getTerminal();
+        state.terminalTenant = event.getTenant();
         state.terminalSequence = event.getSequence();
         state.terminalSeenAtMs = nowMs;
         state.terminalProducedAtMs = event.getProducedAtMs();
@@ -217,7 +218,7 @@ public final class ResponseAssembler {
                 state.attempt,
                 state.terminalProducedAtMs,
                 whole,
-                t.getTenant(),
+                state.terminalTenant,
                 t.getModel()));
     }
 
@@ -234,6 +235,7 @@ public final class ResponseAssembler {
         private long rank = Long.MIN_VALUE;
         private int nextToDeliver;
         private TerminalResult terminal;
+        private String terminalTenant;
         private int terminalSequence;
         private long terminalSeenAtMs;
         private long terminalProducedAtMs;

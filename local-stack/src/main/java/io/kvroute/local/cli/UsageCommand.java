@@ -29,8 +29,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code kvroute usage}: tokens and spend per tenant, model and region, read from the results on the responses topic
  * the connection's settings name. With topics per tenant a tenant's connection reads its own responses topic only,
- * so a tenant sees only its own use; an operator reading the shared topic sees everyone's, or one tenant's with
- * {@code --tenant}.
+ * so a tenant sees only its own use. With shared topics, a reader of the shared topic sees every tenant's, or one
+ * tenant's with {@code --tenant}.
  */
 @Command(name = "usage", mixinStandardHelpOptions = true,
         description = "Tokens and spend per tenant, model and region, from the results (prompt, cached and completion tokens; "

@@ -9,12 +9,15 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The TLS material of a secured local cluster, made once in its directory with the JDK's {@code keytool}: a key store
  * holding the broker's key and a self-signed certificate for 127.0.0.1 and localhost (subject alternative names, so
- * clients verify the host as they do in production), and a trust store holding that certificate for clients. Store
+ * clients verify the host as they do in production), and a trust store holding that certificate for clients. The
+ * stores have a random password of their own, kept beside them (readable by this user only) so a restart on the same
+ * directory opens them again; it is not the administrator's, since every client is given the trust store's. Store
  * passwords reach keytool through its environment, never its command line.
  */
 final class BrokerTls {
@@ -22,11 +25,17 @@ final class BrokerTls {
     private static final long KEYTOOL_TIMEOUT_S = 60;
 
     private final Path dir;
-    private final String password;
+    private String password;
 
-    BrokerTls(Path dir, String password) {
+    BrokerTls(Path dir) {
         this.dir = dir;
-        this.password = password;
+    }
+
+    /** Creates {@code file} readable and writable by this user only, then writes {@code content}: never readable by others. */
+    static void writeSecret(Path file, String content) throws IOException {
+        Files.deleteIfExists(file);
+        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.writeString(file, content);
     }
 
     Path keyStore() {
@@ -63,11 +72,15 @@ final class BrokerTls {
     }
 
     private synchronized void ensureStores() {
-        if (Files.exists(keyStore()) && Files.exists(trustStore())) {
-            return;
-        }
+        Path passwordFile = dir.resolve("stores.password");
         try {
+            if (Files.exists(keyStore()) && Files.exists(trustStore()) && Files.exists(passwordFile)) {
+                password = Files.readString(passwordFile).strip();
+                return;
+            }
             Files.createDirectories(dir);
+            password = UUID.randomUUID().toString();
+            writeSecret(passwordFile, password);
             Files.deleteIfExists(keyStore());
             Files.deleteIfExists(trustStore());
             Path certificate = dir.resolve("broker.cer");

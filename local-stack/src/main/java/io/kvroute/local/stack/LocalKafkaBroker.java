@@ -2,10 +2,10 @@ package io.kvroute.local.stack;
 
 import io.kvroute.platform.process.ChildJvm;
 import java.io.IOException;
+import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -75,7 +75,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
      */
     public LocalKafkaBroker secured(BrokerAdmin admin) {
         this.admin = admin;
-        this.tls = new BrokerTls(dir.resolve("tls"), admin.password());
+        this.tls = new BrokerTls(dir.resolve("tls"));
         return this;
     }
 
@@ -229,11 +229,12 @@ public final class LocalKafkaBroker implements AutoCloseable {
             p.setProperty("log.retention.check.interval.ms", "60000");
         }
         Path file = dir.resolve(node.name() + ".properties");
-        try (var out = Files.newBufferedWriter(file)) {
-            p.store(out, "kvroute local stack " + node.name());
-        }
+        StringWriter text = new StringWriter();
+        p.store(text, "kvroute local stack " + node.name());
         if (admin != null) { // it holds the admin's password
-            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+            BrokerTls.writeSecret(file, text.toString());
+        } else {
+            Files.writeString(file, text.toString());
         }
         return file;
     }

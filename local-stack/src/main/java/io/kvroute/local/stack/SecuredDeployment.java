@@ -6,11 +6,10 @@ import io.kvroute.platform.kafka.acls.KvrouteAcls;
 import io.kvroute.schemas.topics.KvrouteTopics;
 import io.kvroute.schemas.topics.TenantTopics;
 import java.io.IOException;
+import java.io.StringWriter;
 import java.io.UncheckedIOException;
-import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -118,10 +117,9 @@ public final class SecuredDeployment {
         Path file = dir.resolve(tenant + ".properties");
         try {
             Files.createDirectories(dir);
-            try (Writer out = Files.newBufferedWriter(file)) {
-                p.store(out, "kvroute client of tenant " + tenant + " on the demo's secured cluster (holds its password)");
-            }
-            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+            StringWriter text = new StringWriter();
+            p.store(text, "kvroute client of tenant " + tenant + " on the demo's secured cluster (holds its password)");
+            BrokerTls.writeSecret(file, text.toString());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file, e);
         }

@@ -61,6 +61,7 @@ class SecuredClusterIntegrationTest {
     private static final Map<String, String> PASSWORDS = Map.of("router", secret(), "gpu-east", secret(), "acme", secret(),
             "globex", secret());
     private static final Map<String, String> PER_TENANT = Map.of("kvroute.tenant.topics", "per-tenant");
+    private static final String ADMIN_PASSWORD = secret();
 
     @TempDir
     static Path dir;
@@ -71,7 +72,9 @@ class SecuredClusterIntegrationTest {
 
     @BeforeAll
     static void startSecuredStack() throws Exception {
-        broker = new LocalKafkaBroker(dir.resolve("kafka"), "512m").secured(new LocalKafkaBroker.BrokerAdmin("admin", secret())).start();
+        broker = new LocalKafkaBroker(dir.resolve("kafka"), "512m").secured(new LocalKafkaBroker.BrokerAdmin("admin", ADMIN_PASSWORD)).start();
+        assertThat(broker.clientTlsSettings().values()).as("what every client is given holds nothing of the administrator's")
+                .doesNotContain(ADMIN_PASSWORD);
         try (Admin admin = Admin.create(broker.adminClientSettings())) {
             for (Map.Entry<String, String> user : PASSWORDS.entrySet()) {
                 admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(user.getKey(),

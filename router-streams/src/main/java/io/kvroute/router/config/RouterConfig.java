@@ -469,6 +469,7 @@ public final class RouterConfig {
         p.putIfAbsent(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetteringProductionHandler.class.getName());
         p.put(DeadLetters.DLQ_TOPIC, topics.deadLetters().name());
         p.put(DeadLetters.RESPONSES_TOPIC, topics.responses().name());
+        p.put(DeadLetters.REQUESTS_TOPIC, topics.requests().name());
         // the handlers' own registry client needs the registry's credentials and trust too
         p.putAll(serdeConfig);
         p.put(SerdeConfig.SCHEMA_REGISTRY_URL, schemaRegistryUrl);

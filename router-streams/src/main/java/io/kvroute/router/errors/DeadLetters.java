@@ -26,14 +26,18 @@ public final class DeadLetters {
     /** Streams properties the router sets so its handlers know where to write. */
     public static final String DLQ_TOPIC = "kvroute.errors.dlq.topic";
     public static final String RESPONSES_TOPIC = "kvroute.errors.responses.topic";
+    public static final String REQUESTS_TOPIC = "kvroute.errors.requests.topic";
 
     private final String dlqTopic;
     private final String responsesTopic;
+    private final String requestsTopic;
     private final AvroSerde<ResponseEvent> responses;
 
     DeadLetters(Map<String, ?> configs) {
         this.dlqTopic = required(configs, DLQ_TOPIC);
         this.responsesTopic = required(configs, RESPONSES_TOPIC);
+        Object requests = configs.get(REQUESTS_TOPIC);
+        this.requestsTopic = requests == null ? "" : requests.toString();
         required(configs, SerdeConfig.SCHEMA_REGISTRY_URL);
         this.responses = new AvroSerde<>(ResponseEvent.class, SchemaRegistries.forConfig(configs));
     }
@@ -56,9 +60,21 @@ public final class DeadLetters {
             ResponseEvent rejected = Conversions.terminal(requestId, null, ResponseStatus.REJECTED,
                     "the router could not process this request (" + error.getClass().getSimpleName() + "); it is in the dead-letter topic",
                     nowMs);
-            records.add(new ProducerRecord<>(responsesTopic, utf8(requestId), responses.serialize(responsesTopic, rejected)));
+            records.add(new ProducerRecord<>(answerTopic(context.topic()), utf8(requestId), responses.serialize(responsesTopic, rejected)));
         }
         return records;
+    }
+
+    /**
+     * Where the sender of a record read from {@code sourceTopic} reads its answer: with topics per tenant, a tenant's
+     * requests topic {@code <prefix>.requests.<t>} is answered on {@code <prefix>.responses.<t>}; else the one
+     * responses topic.
+     */
+    String answerTopic(String sourceTopic) {
+        if (sourceTopic != null && sourceTopic.startsWith(requestsTopic + ".")) {
+            return responsesTopic + sourceTopic.substring(requestsTopic.length());
+        }
+        return responsesTopic;
     }
 
     private static byte[] utf8(String s) {

@@ -237,7 +237,8 @@ public final class RouterTopology {
         topology.addSink(TopologyNames.DLQ_SINK, topics.deadLetters().name(),
                 new ByteArraySerializer(), new ByteArraySerializer(), TopologyNames.INTAKE);
         topology.addSink(TopologyNames.RESPONSES_SINK, ResponseTopics.extractor(topics, config.tenantTopics()),
-                new StringSerializer(), responseSerde.serializer(), TopologyNames.INTAKE, TopologyNames.ROUTER);
+                new StringSerializer(), ResponseTopics.underOneSubject(topics, responseSerde.serializer()), TopologyNames.INTAKE,
+                TopologyNames.ROUTER);
         topology.addSink(TopologyNames.DECISIONS_SINK, topics.decisions().name(),
                 new StringSerializer(), decisionSerde.serializer(), TopologyNames.INTAKE, TopologyNames.ROUTER);
         topology.addSink(TopologyNames.CANCELLATIONS_SINK, topics.cancellations().name(),
@@ -295,7 +296,8 @@ public final class RouterTopology {
         // sinks of its own: sharing routing's would join admission (keyed by tenant) and routing (keyed by
         // request id) into one sub-topology, whose source topics Streams would then require co-partitioned
         topology.addSink(TopologyNames.ADMISSION_RESPONSES_SINK, ResponseTopics.extractor(config.topics(), config.tenantTopics()),
-                new StringSerializer(), serdes.valueSerde(ResponseEvent.class).serializer(), TopologyNames.ADMISSION);
+                new StringSerializer(), ResponseTopics.underOneSubject(config.topics(), serdes.valueSerde(ResponseEvent.class).serializer()),
+                TopologyNames.ADMISSION);
         topology.addSink(TopologyNames.ADMISSION_DECISIONS_SINK, config.topics().decisions().name(),
                 new StringSerializer(), serdes.valueSerde(RoutingDecision.class).serializer(), TopologyNames.ADMISSION);
         topology.addSource(TopologyNames.ADMITTED_SOURCE, new StringDeserializer(),

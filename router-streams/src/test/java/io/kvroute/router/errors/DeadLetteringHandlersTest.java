@@ -97,4 +97,16 @@ class DeadLetteringHandlersTest {
     private static String header(ProducerRecord<?, ?> record, String name) {
         return new String(record.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
     }
+
+    @Test
+    void shouldAnswerARecordOfATenantsRequestsTopicOnThatTenantsResponsesTopic() {
+        DeadLetters deadLetters = new DeadLetters(Map.of(DeadLetters.DLQ_TOPIC, "kvroute.dlq", DeadLetters.RESPONSES_TOPIC,
+                "kvroute.responses", DeadLetters.REQUESTS_TOPIC, "kvroute.requests", SerdeConfig.SCHEMA_REGISTRY_URL, REGISTRY));
+        Context ofAcme = new Context("kvroute.requests.acme", 0, 3, "req-8".getBytes(StandardCharsets.UTF_8), new byte[] {9});
+
+        List<ProducerRecord<byte[], byte[]>> records = deadLetters.records(ofAcme, new IllegalStateException("boom"), 1);
+
+        assertThat(records).extracting(ProducerRecord::topic).containsExactly("kvroute.dlq", "kvroute.responses.acme");
+        assertThat(deadLetters.answerTopic("kvroute.requests")).isEqualTo("kvroute.responses");
+    }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kvroute.platform.config.Settings;
 import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.metrics.RouterMetrics;
+import io.kvroute.router.topology.internal.TopologyNames;
 import io.kvroute.schemas.serde.Serdes;
 import io.kvroute.schemas.topics.KvrouteTopics;
 import io.kvroute.schemas.topics.ResponseHeaders;
@@ -27,6 +28,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -90,7 +92,7 @@ class PerTenantTopologyTest {
         assertThat(answer.getTerminal().getStatus()).isEqualTo(ResponseStatus.REJECTED);
         assertThat(answer.getTerminal().getError()).contains("tenant_mismatch").contains("'acme'").contains("'mallory'");
         assertThat(answer.getDuplicate()).as("only the sender reads its topic: its client takes this as r-2's result").isFalse();
-        assertThat(answer.getTerminal().getTenant()).as("the answer is mallory's, whatever the record claimed").isEqualTo("mallory");
+        assertThat(answer.getTenant()).as("the answer is mallory's, whatever the record claimed").isEqualTo("mallory");
         assertThat(responsesOf("acme").isEmpty()).isTrue();
     }
 
@@ -140,6 +142,21 @@ class PerTenantTopologyTest {
         ResponseEvent answer = responsesOf("acme").readValue();
         assertThat(answer.getRequestId()).isEqualTo("r-9");
         assertThat(answer.getTerminal().getStatus()).isEqualTo(ResponseStatus.CANCELLED);
+    }
+
+    @Test
+    void shouldNotLetAnAnswerOnOneTenantsTopicEndAnotherTenantsRequest() {
+        requestsOf("acme").pipeInput("r-20", Records.request("r-20", T0).setTenant("acme").build());
+        assertThat(dispatch.readValue().getRequest().getRequestId()).isEqualTo("r-20");
+
+        requestsOf("mallory").pipeInput("r-20", Records.request("r-20", T0).setTenant("acme").build());
+        ResponseEvent answer = responsesOf("mallory").readValue();
+        driver.createInputTopic(topics.responsesOf("mallory").name(), new StringSerializer(),
+                serdes.valueSerde(ResponseEvent.class).serializer()).pipeInput("r-20", answer);
+
+        assertThat(answer.getTerminal().getStatus()).isEqualTo(ResponseStatus.REJECTED);
+        KeyValueStore<String, DispatchedRequest> inFlight = driver.getKeyValueStore(TopologyNames.IN_FLIGHT_STORE);
+        assertThat(inFlight.get("r-20")).as("acme's request is still waiting for its own result").isNotNull();
     }
 
     private TestInputTopic<String, InferenceRequest> requestsOf(String tenant) {

@@ -32,7 +32,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Iterator;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -115,12 +114,6 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
     private final WorkerConfig config;
     private final String dispatchTopic;
     private final String responsesTopic;
-    /**
-     * With topics per tenant: the tenant of each request this worker has read and not yet answered, whose responses
-     * topic its chunks (sent from the engine's thread) and result go to, and whose cancels alone stop it. Empty with
-     * shared topics.
-     */
-    private final Map<String, String> requestTenants = new ConcurrentHashMap<>();
     private final String deadLetterTopic;
     private final Consumer<byte[], byte[]> consumer;
     private final Producer<String, byte[]> chunkProducer;
@@ -201,9 +194,8 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
         cancels.add(key);
     }
 
-    /** Whether a cancel received recently stops {@code request}: one of any tenant, or of the request's. */
-    private boolean cancelledRecently(String requestId) {
-        String tenant = requestTenants.get(requestId);
+    /** Whether a cancel received recently stops a request of {@code tenant}: one of any tenant, or of that tenant. */
+    private boolean cancelledRecently(String requestId, String tenant) {
         return recentlyCancelled.contains(requestId) || tenant != null && recentlyCancelled.contains(CancelKey.of(requestId, tenant));
     }
 
@@ -343,7 +335,6 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
                 continue;
             }
             partition.progress.started(offset);
-            rememberResponseTopic(dispatched.getRequest());
             try {
                 start(tp, partition, offset, dispatched);
             } catch (RuntimeException e) {
@@ -373,14 +364,13 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
             LOG.info("request {} attempt {} was placed again elsewhere; not running it on worker {}", request.getRequestId(),
                     dispatched.getAttempt(), config.workerId());
             outcomes.add(Outcome.superseded(tp, offset, partition.epoch));
-            requestTenants.remove(request.getRequestId());
             return;
         }
         if (request.getDeadlineMs() != null && request.getDeadlineMs() < now) {
             outcomes.add(Outcome.terminal(tp, offset, partition.epoch, events.expired(now), null, Outcome.Kind.EXPIRED, -1));
             return;
         }
-        if (cancelledRecently(request.getRequestId())) {
+        if (cancelledRecently(request.getRequestId(), request.getTenant())) {
             LOG.info("request {} was cancelled before it started on worker {}", request.getRequestId(), config.workerId());
             outcomes.add(Outcome.terminal(tp, offset, partition.epoch,
                     events.cancelled(0, "cancelled before it started", new EngineUsage(0, 0, 0), now), null, Outcome.Kind.CANCELLED, -1));
@@ -409,13 +399,10 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
         for (String key; (key = cancels.poll()) != null; ) {
             String requestId = CancelKey.requestId(key);
             String tenant = CancelKey.tenant(key);
-            if (tenant != null && !tenant.equals(requestTenants.get(requestId))) {
-                continue; // another tenant's request of that id, or not here
-            }
             for (Owned partition : owned.values()) {
                 RequestRun run = partition.runs.get(requestId);
-                if (run == null) {
-                    continue;
+                if (run == null || tenant != null && !tenant.equals(run.events().tenant())) {
+                    continue; // not here, or another tenant's request of that id
                 }
                 engine.cancel(requestId);
                 if (run.cancel("cancelled while running on worker " + config.workerId())) {
@@ -479,7 +466,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
             if (superseded.isVoid(id, failed.dispatchAttempt())) {
                 partition.runs.remove(id);
                 outcomes.add(Outcome.superseded(failed.source(), failed.offset(), failed.epoch()));
-            } else if (cancelledRecently(id)) {
+            } else if (cancelledRecently(id, failed.events().tenant())) {
                 outcomes.add(Outcome.terminal(failed.source(), failed.offset(), failed.epoch(),
                         next.cancelled(0, "cancelled while waiting to retry", new EngineUsage(0, 0, 0), now), null,
                         Outcome.Kind.CANCELLED, -1));
@@ -583,23 +570,19 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
         return (int) Math.max(1, Math.min(Integer.MAX_VALUE, (chars + 3) / 4));
     }
 
-    /** With topics per tenant, where this request's chunks and result go: its tenant's responses topic. */
-    private void rememberResponseTopic(InferenceRequest request) {
-        if (config.tenantTopics() == TenantTopics.PER_TENANT) {
-            if (KvrouteTopics.isTenantName(request.getTenant())) {
-                requestTenants.put(request.getRequestId(), request.getTenant());
-            }
-        }
-    }
-
-    private String responsesTopicOf(String requestId) {
-        String tenant = requestTenants.get(requestId);
-        return tenant == null ? responsesTopic : config.topics().responsesOf(tenant).name();
+    /**
+     * Where an event goes: with topics per tenant the responses topic of the tenant it names (every event names its
+     * request's tenant, {@link ResponseEvents#of}), else the one responses topic. Serialized under the one responses
+     * topic's schema subject either way, so a new tenant registers nothing.
+     */
+    private String responsesTopicOf(String tenant) {
+        return config.tenantTopics() == TenantTopics.PER_TENANT && KvrouteTopics.isTenantName(tenant)
+                ? config.topics().responsesOf(tenant).name() : responsesTopic;
     }
 
     private Future<RecordMetadata> sendChunk(String requestId, ResponseEvent chunk) {
-        String topic = responsesTopicOf(requestId);
-        byte[] value = responseSerde.serializer().serialize(topic, chunk);
+        String topic = responsesTopicOf(chunk.getTenant());
+        byte[] value = responseSerde.serializer().serialize(responsesTopic, chunk);
         ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, requestId, value);
         ResponseHeaders.markChunk(record.headers());
         return chunkProducer.send(record, (metadata, error) -> {
@@ -657,7 +640,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
             txProducer.beginTransaction();
             for (Outcome o : batch) {
                 ProducerRecord<byte[], byte[]> record = o.toRecord(o.terminal() == null ? responsesTopic
-                        : responsesTopicOf(o.terminal().getRequestId()), responseSerde.serializer());
+                        : responsesTopicOf(o.terminal().getTenant()), (topic, event) -> responseSerde.serializer().serialize(responsesTopic, event));
                 if (record != null) {
                     txProducer.send(record);
                 }
@@ -696,11 +679,8 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
         dirty.clear();
         for (Outcome o : batch) {
             Owned partition = owned.get(o.source());
-            if (o.terminal() != null) {
-                if (partition != null) {
-                    partition.runs.remove(o.terminal().getRequestId());
-                }
-                requestTenants.remove(o.terminal().getRequestId());
+            if (partition != null && o.terminal() != null) {
+                partition.runs.remove(o.terminal().getRequestId());
             }
             record(o);
         }
@@ -809,7 +789,6 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
             dirty.remove(tp);
             if (partition != null) {
                 partition.runs.keySet().forEach(engine::cancel);
-                partition.runs.keySet().forEach(requestTenants::remove);
             }
         }
         publishOwnership();

@@ -87,7 +87,9 @@ public final class KvrouteAcls {
 
     /**
      * What a worker of {@code region} may do. With {@code workerId} its transactional id is granted literally (it
-     * cannot fence another worker); without, any worker id of the deployment (one principal for a region's workers).
+     * cannot fence another worker); without, the transactional ids of worker ids that start with the region and '-'
+     * (one principal for a region's workers, as {@code us-east-0}, {@code us-east-1}...: it cannot fence another
+     * region's workers, unless that region's name is this one's followed by '-').
      */
     public List<AclBinding> worker(String principal, String region, String workerId) {
         Grants g = new Grants(principal);
@@ -103,7 +105,7 @@ public final class KvrouteAcls {
         g.add(new ResourcePattern(ResourceType.GROUP, workerGroup(region), PatternType.LITERAL), AclOperation.READ, AclOperation.DESCRIBE);
         String transactionalIds = topics.prefix() + "-worker-";
         g.add(workerId == null
-                ? new ResourcePattern(ResourceType.TRANSACTIONAL_ID, transactionalIds, PatternType.PREFIXED)
+                ? new ResourcePattern(ResourceType.TRANSACTIONAL_ID, transactionalIds + region + "-", PatternType.PREFIXED)
                 : new ResourcePattern(ResourceType.TRANSACTIONAL_ID, transactionalIds + workerId, PatternType.LITERAL),
                 AclOperation.WRITE, AclOperation.DESCRIBE);
         return g.bindings;

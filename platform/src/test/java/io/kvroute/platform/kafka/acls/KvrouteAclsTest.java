@@ -53,7 +53,7 @@ class KvrouteAclsTest {
                 "TOPIC LITERAL kvroute.worker-telemetry", "TOPIC LITERAL kvroute.kv-events", "TOPIC LITERAL kvroute.dlq",
                 "TRANSACTIONAL_ID LITERAL kvroute-worker-eu-west-7");
         assertThat(grants(acls.worker("User:gpus", "eu-west", null), AclOperation.WRITE))
-                .contains("TRANSACTIONAL_ID PREFIXED kvroute-worker-");
+                .as("the region's worker ids only").contains("TRANSACTIONAL_ID PREFIXED kvroute-worker-eu-west-");
     }
 
     @Test

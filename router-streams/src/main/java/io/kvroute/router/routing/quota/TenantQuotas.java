@@ -1,7 +1,9 @@
 package io.kvroute.router.routing.quota;
 
 import io.kvroute.router.routing.RouteRequest;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -25,6 +27,7 @@ public final class TenantQuotas {
     static final int SWEEP_TENANTS_AT = 1_024;
 
     private final Map<String, Buckets> buckets = new HashMap<>();
+    private final List<String> forgotten = new ArrayList<>();
     private final Map<String, Reservation> reservations = new HashMap<>();
 
     /** @param defaults limits of a tenant not in {@code limits} ({@link QuotaLimits#NONE} for none) */
@@ -156,11 +159,27 @@ public final class TenantQuotas {
             return b;
         }
         if (buckets.size() >= SWEEP_TENANTS_AT) {
-            buckets.entrySet().removeIf(e -> e.getValue().isIdleAndFull(limits(e.getKey()), nowMs));
+            buckets.entrySet().removeIf(e -> {
+                boolean idle = e.getValue().isIdleAndFull(limits(e.getKey()), nowMs);
+                if (idle) {
+                    forgotten.add(e.getKey());
+                }
+                return idle;
+            });
         }
         b = new Buckets(quota, nowMs);
         buckets.put(tenant, b);
         return b;
+    }
+
+    /** The tenants whose buckets were forgotten since the last call, for a saved copy of the levels to drop them too. */
+    public List<String> drainForgotten() {
+        if (forgotten.isEmpty()) {
+            return List.of();
+        }
+        List<String> drained = List.copyOf(forgotten);
+        forgotten.clear();
+        return drained;
     }
 
     /** Tenants whose bucket levels are kept (bounded: see {@link #bucketsOf}). */

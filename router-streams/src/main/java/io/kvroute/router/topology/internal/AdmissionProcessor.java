@@ -131,6 +131,7 @@ public final class AdmissionProcessor implements Processor<String, Object, Objec
     /** Saves what admitting {@code requestId} or settling one of {@code tenant}'s changed. */
     private void saveQuota(String tenant, String requestId) {
         quotas.levels(tenant).ifPresent(l -> savedLevels.put(tenant, l.requests() + ";" + l.tokens() + ";" + l.refilledAtMs()));
+        quotas.drainForgotten().forEach(savedLevels::delete); // their buckets are full again: nothing to keep
         OptionalLong reserved = quotas.reservedTokens(requestId);
         if (reserved.isPresent()) {
             savedReservations.put(requestId, reserved.getAsLong() + ":" + tenant);

@@ -155,7 +155,6 @@ public final class Conversions {
                 .setFinishReason(status.name().toLowerCase())
                 .setUsage(Usage.newBuilder().build())
                 .setError(error)
-                .setTenant(request == null ? null : request.getTenant())
                 .setModel(request == null ? null : request.getModel())
                 .build();
         return ResponseEvent.newBuilder()
@@ -165,6 +164,7 @@ public final class Conversions {
                 .setSequence(0)
                 .setTerminal(terminal)
                 .setProducedAtMs(nowMs)
+                .setTenant(request == null ? null : request.getTenant())
                 .build();
     }
 

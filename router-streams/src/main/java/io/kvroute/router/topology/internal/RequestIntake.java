@@ -179,7 +179,7 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
         metrics.rejected(rejection.kind());
         LOG.info("rejected request {}: {}", id, rejection.reason());
         ResponseEvent answer = Conversions.terminal(id, request, ResponseStatus.REJECTED, rejection.reason(), now);
-        answer.getTerminal().setTenant(tenant); // whom it answers: with topics per tenant the topic's, not what the record claimed
+        answer.setTenant(tenant); // whom it answers: with topics per tenant the topic's, not what the record claimed
         context.forward(new Record<Object, Object>(id, answer, timestamp, ResponseTopics.forTenant(tenant)), TopologyNames.RESPONSES_SINK);
         context.forward(new Record<Object, Object>(id, Conversions.refusedDecision(id, request, DecisionOutcome.REJECTED, policy, 0,
                 rejection.reason(), now), timestamp, new RecordHeaders()), TopologyNames.DECISIONS_SINK);

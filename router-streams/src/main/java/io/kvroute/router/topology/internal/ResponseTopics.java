@@ -3,8 +3,10 @@ package io.kvroute.router.topology.internal;
 import io.kvroute.schemas.topics.KvrouteTopics;
 import io.kvroute.schemas.topics.ResponseHeaders;
 import io.kvroute.schemas.topics.TenantTopics;
+import io.kvroute.schemas.v1.ResponseEvent;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.processor.TopicNameExtractor;
 
 /**
@@ -26,6 +28,16 @@ public final class ResponseTopics {
             String tenant = ResponseHeaders.tenant(context.headers());
             return KvrouteTopics.isTenantName(tenant) ? topics.responsesOf(tenant).name() : shared;
         };
+    }
+
+    /**
+     * {@code serializer} writing under the one responses topic's schema subject whatever topic an answer goes to: a
+     * new tenant's topic needs no subject of its own (a registry that refuses registration by the router, or grants by
+     * subject, would otherwise stop its first answer).
+     */
+    public static Serializer<ResponseEvent> underOneSubject(KvrouteTopics topics, Serializer<ResponseEvent> serializer) {
+        String subjectTopic = topics.responses().name();
+        return (topic, event) -> serializer.serialize(subjectTopic, event);
     }
 
     /** Headers of an answer for {@code tenant}. */

@@ -112,7 +112,7 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
             return;
         }
         DispatchedRequest dispatched = inFlight.get(record.key());
-        if (dispatched != null && endsDispatchAttempt(event.getAttempt(), dispatched.getAttempt())) {
+        if (dispatched != null && endsDispatchAttempt(event.getAttempt(), dispatched.getAttempt()) && isOfItsTenant(dispatched)) {
             inFlight.delete(record.key());
             Usage used = event.getTerminal().getUsage();
             long prompt = used == null ? 0 : used.getPromptTokens();
@@ -133,6 +133,19 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
     }
 
     /**
+     * Whether the result was read where the dispatched request's answers go: on a tenant's responses topic (topics per
+     * tenant) only a result for that tenant's request counts. The router answers a record that names another tenant's
+     * request id on its sender's topic; that answer must not end the other tenant's request.
+     */
+    private boolean isOfItsTenant(DispatchedRequest dispatched) {
+        String topic = context.recordMetadata().map(m -> m.topic()).orElse(responsesTopic);
+        if (!topic.startsWith(responsesTopic + ".")) {
+            return true;
+        }
+        return topic.substring(responsesTopic.length() + 1).equals(dispatched.getRequest().getTenant());
+    }
+
+    /**
      * The run's timing, with what its worker's telemetry says of it now, teaches the router the worker's pool's speed.
      * The telemetry is the fleet view's, decoded once on arrival: no decode per result.
      */
@@ -149,7 +162,7 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
     private void handBack(Record<String, byte[]> record, ResponseEvent event) {
         DispatchedRequest dispatched = inFlight.get(record.key());
         int attempt = RunAttempt.dispatchAttemptOf(event.getAttempt());
-        if (dispatched == null || attempt != dispatched.getAttempt()) {
+        if (dispatched == null || attempt != dispatched.getAttempt() || !isOfItsTenant(dispatched)) {
             LOG.debug("ignored a stale hand-back of {} (attempt {})", record.key(), attempt);
             return;
         }

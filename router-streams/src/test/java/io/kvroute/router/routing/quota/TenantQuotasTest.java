@@ -133,5 +133,8 @@ class TenantQuotasTest {
         assertThat(quotas.tenantsKept()).as("a minute later every released tenant's buckets are full again: forgotten")
                 .isLessThanOrEqualTo(TenantQuotas.SWEEP_TENANTS_AT + 2);
         assertThat(quotas.levels("holder")).as("the tenant with a reservation still open is kept").isPresent();
+        assertThat(quotas.drainForgotten()).as("told, for the saved levels to drop them").hasSizeGreaterThan(4 * TenantQuotas.SWEEP_TENANTS_AT)
+                .doesNotContain("holder", "newcomer");
+        assertThat(quotas.drainForgotten()).isEmpty();
     }
 }

@@ -34,13 +34,18 @@ public final class ResponseEvents {
         this.model = model;
     }
 
-    /** These events naming the request's tenant and model in its terminal event, for usage reports. */
+    /** These events naming the request's tenant (every event) and model (its terminal), for routing and usage. */
     public ResponseEvents of(String tenant, String model) {
         return new ResponseEvents(requestId, customId, attempt, retry, workerId, region, tenant, model);
     }
 
     public String requestId() {
         return requestId;
+    }
+
+    /** The request's tenant, or null when not known. */
+    public String tenant() {
+        return tenant;
     }
 
     /** The run attempt stamped on every event (see {@link io.kvroute.schemas.topics.RunAttempt}). */
@@ -106,7 +111,6 @@ public final class ResponseEvents {
                 .setQueuedAheadTokens(usage.timing().queuedAheadTokens() >= 0 ? usage.timing().queuedAheadTokens() : null)
                 .setPromptTokensDuringDecode(usage.timing().promptTokensDuringDecode() >= 0
                         ? usage.timing().promptTokensDuringDecode() : null)
-                .setTenant(tenant)
                 .setModel(model)
                 .build();
         return base(sequence, nowMs).setTerminal(result).build();
@@ -119,6 +123,7 @@ public final class ResponseEvents {
                 .setAttempt(attempt)
                 .setRetry(retry)
                 .setSequence(sequence)
+                .setTenant(tenant)
                 .setProducedAtMs(nowMs);
     }
 }
