@@ -61,6 +61,48 @@ final class BrokerTls {
         return settings;
     }
 
+    /**
+     * A key store holding a key and a self-signed certificate for {@code user} (CN={@code user}), its certificate added to
+     * the trust store the broker checks clients with: a client presenting it over mutual TLS is {@code User:user}. Call
+     * before the broker starts (it reads its trust store then).
+     */
+    synchronized Path clientKeyStore(String user) {
+        if (!user.matches("[A-Za-z0-9_-]+")) {
+            throw new IllegalArgumentException("a certificate user is letters, digits, '_' or '-', was '" + user + "'");
+        }
+        ensureStores();
+        Path store = dir.resolve("client-" + user + ".p12");
+        if (Files.exists(store)) {
+            return store;
+        }
+        try {
+            Path certificate = dir.resolve("client-" + user + ".cer");
+            keytool("-genkeypair", "-alias", user, "-keyalg", "RSA", "-keysize", "2048", "-validity", "3650",
+                    "-dname", "CN=" + user + ", O=kvroute local stack", "-keystore", store.toString(), "-storetype", "PKCS12",
+                    "-storepass:env", PASSWORD_VARIABLE, "-keypass:env", PASSWORD_VARIABLE);
+            Files.setPosixFilePermissions(store, PosixFilePermissions.fromString("rw-------"));
+            keytool("-exportcert", "-alias", user, "-keystore", store.toString(), "-storepass:env", PASSWORD_VARIABLE,
+                    "-file", certificate.toString());
+            keytool("-importcert", "-noprompt", "-alias", "client-" + user, "-file", certificate.toString(),
+                    "-keystore", trustStore().toString(), "-storetype", "PKCS12", "-storepass:env", PASSWORD_VARIABLE);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot make a client certificate for " + user + " in " + dir, e);
+        }
+        return store;
+    }
+
+    /** The settings of a client authenticating as {@code user} with its certificate (mutual TLS). */
+    Map<String, Object> clientCertificate(String user) {
+        Path store = clientKeyStore(user);
+        Map<String, Object> settings = new LinkedHashMap<>(clientTrust());
+        settings.put("security.protocol", "SSL");
+        settings.put("ssl.keystore.location", store.toString());
+        settings.put("ssl.keystore.type", "PKCS12");
+        settings.put("ssl.keystore.password", password);
+        settings.put("ssl.key.password", password);
+        return settings;
+    }
+
     /** A client's trust settings (host names verified, as by default). */
     Map<String, Object> clientTrust() {
         ensureStores();

@@ -38,6 +38,8 @@ public final class LocalKafkaBroker implements AutoCloseable {
     private final Node controllerOnly;
     private BrokerAdmin admin;
     private BrokerTls tls;
+    /** With {@link #withClientCertificates}: the port of the mutual-TLS listener of the (single) broker, else 0. */
+    private int mutualTlsPort;
 
     public LocalKafkaBroker(Path dir, String heap) {
         this(dir, heap, 1);
@@ -77,6 +79,32 @@ public final class LocalKafkaBroker implements AutoCloseable {
         this.admin = admin;
         this.tls = new BrokerTls(dir.resolve("tls"));
         return this;
+    }
+
+    /**
+     * Also listens for clients that authenticate with a certificate (mutual TLS) on a second port of the single broker:
+     * a certificate for each of {@code users} is made (CN=user, trusted by the broker), and its principal is
+     * {@code User:<CN>}. Call after {@link #secured} and before the first {@link #start()}.
+     */
+    public LocalKafkaBroker withClientCertificates(List<String> users) {
+        if (tls == null || brokers.size() != 1) {
+            throw new IllegalStateException("client certificates need a secured single-broker cluster");
+        }
+        users.forEach(tls::clientKeyStore);
+        mutualTlsPort = ChildJvm.freePort();
+        return this;
+    }
+
+    /** The bootstrap servers of the mutual-TLS listener ({@link #withClientCertificates}). */
+    public String mutualTlsBootstrapServers() {
+        return "127.0.0.1:" + mutualTlsPort;
+    }
+
+    /** The client settings of {@code user} authenticating with its certificate on the mutual-TLS listener. */
+    public Map<String, Object> clientCertificateSettings(String user) {
+        Map<String, Object> settings = new HashMap<>(tls.clientCertificate(user));
+        settings.put("bootstrap.servers", mutualTlsBootstrapServers());
+        return settings;
     }
 
     /**
@@ -199,7 +227,8 @@ public final class LocalKafkaBroker implements AutoCloseable {
         p.setProperty("controller.quorum.voters", controllerId + "@127.0.0.1:" + controllerPort);
         p.setProperty("controller.listener.names", "CONTROLLER");
         String protocol = admin == null ? "PLAINTEXT" : "SASL_SSL";
-        p.setProperty("listener.security.protocol.map", protocol + ":" + protocol + ",CONTROLLER:" + (admin == null ? "PLAINTEXT" : "SASL_PLAINTEXT"));
+        p.setProperty("listener.security.protocol.map", protocol + ":" + protocol + ",CONTROLLER:" + (admin == null ? "PLAINTEXT" : "SASL_PLAINTEXT")
+                + (mutualTlsPort > 0 ? ",MTLS:SSL" : ""));
         p.setProperty("log.dirs", node.dataDir().toString());
         if (admin != null) {
             secure(p);
@@ -207,9 +236,15 @@ public final class LocalKafkaBroker implements AutoCloseable {
         if (node.roles.equals("controller")) {
             p.setProperty("listeners", "CONTROLLER://127.0.0.1:" + controllerPort);
         } else {
-            p.setProperty("listeners", protocol + "://127.0.0.1:" + node.port
+            String mutualTls = mutualTlsPort > 0 ? ",MTLS://127.0.0.1:" + mutualTlsPort : "";
+            p.setProperty("listeners", protocol + "://127.0.0.1:" + node.port + mutualTls
                     + (node.roles.contains("controller") ? ",CONTROLLER://127.0.0.1:" + controllerPort : ""));
-            p.setProperty("advertised.listeners", protocol + "://127.0.0.1:" + node.port);
+            p.setProperty("advertised.listeners", protocol + "://127.0.0.1:" + node.port + mutualTls);
+            if (mutualTlsPort > 0) {
+                p.setProperty("listener.name.mtls.ssl.client.auth", "required");
+                // the certificate's CN is the principal's name: CN=router, O=... is User:router
+                p.setProperty("ssl.principal.mapping.rules", "RULE:^CN=([^,]+),.*$/$1/,DEFAULT");
+            }
             p.setProperty("inter.broker.listener.name", protocol);
             int replicas = replicationFactor();
             // two in sync only when a third replica exists: with two brokers, one down must not stop writes
