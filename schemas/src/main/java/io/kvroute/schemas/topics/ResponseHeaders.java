@@ -23,20 +23,6 @@ public final class ResponseHeaders {
         return headers.add(EVENT, CHUNK_BYTES);
     }
 
-    /** The tenant a router's answer is for: with topics per tenant, it picks the tenant's responses topic. */
-    public static final String TENANT = "kvroute.tenant";
-
-    /** Names the tenant of an answer (nothing for an unknown tenant). */
-    public static Headers withTenant(Headers headers, String tenant) {
-        return tenant == null || tenant.isEmpty() ? headers : headers.add(TENANT, tenant.getBytes(StandardCharsets.UTF_8));
-    }
-
-    /** The tenant a record names, or null. */
-    public static String tenant(Headers headers) {
-        Header header = headers == null ? null : headers.lastHeader(TENANT);
-        return header == null || header.value() == null ? null : new String(header.value(), StandardCharsets.UTF_8);
-    }
-
     /** Whether the record says it is a token chunk. */
     public static boolean isChunk(Headers headers) {
         Header header = headers == null ? null : headers.lastHeader(EVENT);

@@ -263,7 +263,7 @@ public final class AdmissionProcessor implements Processor<String, Object, Objec
         metrics.throttled(tenant(request), "reject");
         LOG.info("rejected request {}: {}", id, reason);
         context.forward(new Record<Object, Object>(id, Conversions.terminal(id, request, ResponseStatus.REJECTED, reason, now), now,
-                ResponseTopics.forTenant(request.getTenant())), TopologyNames.ADMISSION_RESPONSES_SINK);
+                new RecordHeaders()), TopologyNames.ADMISSION_RESPONSES_SINK);
         decide(request, DecisionOutcome.REJECTED, reason, now);
     }
 
@@ -274,7 +274,7 @@ public final class AdmissionProcessor implements Processor<String, Object, Objec
         metrics.expired();
         LOG.info("expired request {}: {}", id, reason);
         context.forward(new Record<Object, Object>(id, Conversions.terminal(id, request, ResponseStatus.EXPIRED, reason, now), now,
-                ResponseTopics.forTenant(request.getTenant())), TopologyNames.ADMISSION_RESPONSES_SINK);
+                new RecordHeaders()), TopologyNames.ADMISSION_RESPONSES_SINK);
         decide(request, DecisionOutcome.NO_CAPACITY, "expired: " + reason, now);
     }
 

@@ -180,7 +180,7 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
         LOG.info("rejected request {}: {}", id, rejection.reason());
         ResponseEvent answer = Conversions.terminal(id, request, ResponseStatus.REJECTED, rejection.reason(), now);
         answer.setTenant(tenant); // whom it answers: with topics per tenant the topic's, not what the record claimed
-        context.forward(new Record<Object, Object>(id, answer, timestamp, ResponseTopics.forTenant(tenant)), TopologyNames.RESPONSES_SINK);
+        context.forward(new Record<Object, Object>(id, answer, timestamp, new RecordHeaders()), TopologyNames.RESPONSES_SINK);
         context.forward(new Record<Object, Object>(id, Conversions.refusedDecision(id, request, DecisionOutcome.REJECTED, policy, 0,
                 rejection.reason(), now), timestamp, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
     }
@@ -199,8 +199,9 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
     private void rejectUnclaimed(String id, InferenceRequest request, String tenant, Rejection rejection, long timestamp, long now) {
         metrics.rejected(rejection.kind());
         LOG.info("rejected a record naming request {}: {}", id, rejection.reason());
-        context.forward(new Record<Object, Object>(id, Conversions.duplicateTerminal(id, request, rejection.reason(), now),
-                timestamp, ResponseTopics.forTenant(tenant)), TopologyNames.RESPONSES_SINK);
+        ResponseEvent answer = Conversions.duplicateTerminal(id, request, rejection.reason(), now);
+        answer.setTenant(tenant); // whom it answers, not what the record claimed
+        context.forward(new Record<Object, Object>(id, answer, timestamp, new RecordHeaders()), TopologyNames.RESPONSES_SINK);
         context.forward(new Record<Object, Object>(id, Conversions.refusedDecision(id, request, DecisionOutcome.REJECTED, policy, 0,
                 rejection.reason(), now), timestamp, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
     }
@@ -232,8 +233,9 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
                 + " was accepted at " + acceptedAt.getAsLong() + "; the first one keeps it and this one is not run");
         metrics.rejected(rejection.kind());
         LOG.warn("rejected a duplicate of request {} (first accepted at {})", id, acceptedAt.getAsLong());
-        context.forward(new Record<Object, Object>(id, Conversions.duplicateTerminal(id, request, rejection.reason(), now),
-                timestamp, ResponseTopics.forTenant(tenant)), TopologyNames.RESPONSES_SINK);
+        ResponseEvent answer = Conversions.duplicateTerminal(id, request, rejection.reason(), now);
+        answer.setTenant(tenant); // whom it answers, not what the record claimed
+        context.forward(new Record<Object, Object>(id, answer, timestamp, new RecordHeaders()), TopologyNames.RESPONSES_SINK);
         context.forward(new Record<Object, Object>(id, Conversions.refusedDecision(id, request, DecisionOutcome.REJECTED, policy, 0,
                 rejection.reason(), now), timestamp, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
         return true;

@@ -1,17 +1,14 @@
 package io.kvroute.router.topology.internal;
 
 import io.kvroute.schemas.topics.KvrouteTopics;
-import io.kvroute.schemas.topics.ResponseHeaders;
 import io.kvroute.schemas.topics.TenantTopics;
 import io.kvroute.schemas.v1.ResponseEvent;
-import org.apache.kafka.common.header.Headers;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.processor.TopicNameExtractor;
 
 /**
  * Where the router's own answers (refusals, expiries) go: the one responses topic, or with topics per tenant the
- * tenant's, named by the {@link ResponseHeaders#TENANT} header every answer carries. An answer without a tenant (there
+ * tenant's, the one the answer names ({@code ResponseEvent.tenant}: whom it answers). An answer without a tenant (there
  * is none with topics per tenant: the topic names it) would go to the shared topic, which no tenant reads.
  */
 public final class ResponseTopics {
@@ -25,7 +22,7 @@ public final class ResponseTopics {
             return (key, value, context) -> shared;
         }
         return (key, value, context) -> {
-            String tenant = ResponseHeaders.tenant(context.headers());
+            String tenant = value instanceof ResponseEvent event ? event.getTenant() : null;
             return KvrouteTopics.isTenantName(tenant) ? topics.responsesOf(tenant).name() : shared;
         };
     }
@@ -38,10 +35,5 @@ public final class ResponseTopics {
     public static Serializer<ResponseEvent> underOneSubject(KvrouteTopics topics, Serializer<ResponseEvent> serializer) {
         String subjectTopic = topics.responses().name();
         return (topic, event) -> serializer.serialize(subjectTopic, event);
-    }
-
-    /** Headers of an answer for {@code tenant}. */
-    public static Headers forTenant(String tenant) {
-        return ResponseHeaders.withTenant(new RecordHeaders(), tenant);
     }
 }

@@ -612,8 +612,7 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
             terminal.setAttempt(RunAttempt.routerAnswer(dispatchAttempt));
             decision.setAttempt(dispatchAttempt);
         }
-        context.forward(new Record<Object, Object>(id, terminal, now, ResponseTopics.forTenant(request.getTenant())),
-                TopologyNames.RESPONSES_SINK);
+        context.forward(new Record<Object, Object>(id, terminal, now, new RecordHeaders()), TopologyNames.RESPONSES_SINK);
         context.forward(new Record<Object, Object>(id, decision, now, new RecordHeaders()), TopologyNames.DECISIONS_SINK);
         releaseQuota(request, now);
     }

@@ -2,7 +2,6 @@ package io.kvroute.router.topology.internal;
 
 import io.kvroute.schemas.registry.SchemaRegistryException;
 import io.kvroute.schemas.topics.KvrouteTopics;
-import io.kvroute.schemas.topics.ResponseHeaders;
 import io.kvroute.schemas.v1.CancelRequest;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -69,6 +68,6 @@ public final class TenantCancelForwarder implements Processor<String, byte[], St
             return;
         }
         cancel.setTenant(tenant);
-        context.forward(new Record<>(record.key(), cancel, record.timestamp(), ResponseHeaders.withTenant(new RecordHeaders(), tenant)), sink);
+        context.forward(new Record<>(record.key(), cancel, record.timestamp(), new RecordHeaders()), sink);
     }
 }
