@@ -158,17 +158,17 @@ public final class ClientConfig {
 
     /** The topic this client writes requests to: its tenant's with topics per tenant. */
     public String requestsTopic() {
-        return tenantTopics == TenantTopics.PER_TENANT ? topics.requestsOf(tenant).name() : topics.requests().name();
+        return topics.requestsFor(tenantTopics, tenant);
     }
 
     /** The topic this client reads results from: its tenant's with topics per tenant. */
     public String responsesTopic() {
-        return tenantTopics == TenantTopics.PER_TENANT ? topics.responsesOf(tenant).name() : topics.responses().name();
+        return topics.responsesFor(tenantTopics, tenant);
     }
 
     /** The topic this client writes cancels to: its tenant's with topics per tenant. */
     public String cancellationsTopic() {
-        return tenantTopics == TenantTopics.PER_TENANT ? topics.cancellationsOf(tenant).name() : topics.cancellations().name();
+        return topics.cancellationsFor(tenantTopics, tenant);
     }
 
     public String tenant() {

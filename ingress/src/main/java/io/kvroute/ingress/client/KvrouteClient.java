@@ -21,7 +21,6 @@ import java.util.function.Consumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,11 +68,8 @@ public final class KvrouteClient implements AutoCloseable {
                 config.prefixSalt().orElse(null), clock);
         this.serdes = new Serdes(config.serdeConfig());
         this.requestsTopic = config.requestsTopic();
-        // under the one requests topic's schema subject whatever the topic: with topics per tenant a tenant registers nothing
-        Serializer<InferenceRequest> requests = serdes.valueSerde(InferenceRequest.class).serializer();
-        String requestsSubjectTopic = config.topics().requests().name();
         this.producer = new KafkaProducer<>(config.producerConfig(), new StringSerializer(),
-                (Serializer<InferenceRequest>) (topic, request) -> requests.serialize(requestsSubjectTopic, request));
+                Serdes.underSubjectOf(config.topics().requests().name(), serdes.valueSerde(InferenceRequest.class).serializer()));
     }
 
     public static KvrouteClient create(ClientConfig config) {
@@ -239,10 +235,8 @@ public final class KvrouteClient implements AutoCloseable {
             if (cancelProducer == null) {
                 Map<String, Object> producerConfig = config.producerConfig();
                 producerConfig.put("client.id", producerConfig.get("client.id") + "-cancel");
-                Serializer<CancelRequest> cancels = serdes.valueSerde(CancelRequest.class).serializer();
-                String cancelsSubjectTopic = config.topics().cancellations().name();
                 cancelProducer = new KafkaProducer<>(producerConfig, new StringSerializer(),
-                        (Serializer<CancelRequest>) (topic, cancel) -> cancels.serialize(cancelsSubjectTopic, cancel));
+                        Serdes.underSubjectOf(config.topics().cancellations().name(), serdes.valueSerde(CancelRequest.class).serializer()));
             }
             return cancelProducer;
         }

@@ -18,8 +18,13 @@ public final class UsageReport {
                       long completionTokens, double cost) {
         Row plus(Completion c, double pricePerMillion) {
             TokenUsage u = c.usage();
-            return new Row(tenant, model, region, requests + 1, promptTokens + u.promptTokens(), cachedTokens + u.cachedTokens(),
-                    completionTokens + u.completionTokens(), cost + (u.promptTokens() + u.completionTokens()) * pricePerMillion / 1e6);
+            return plus(1, u.promptTokens(), u.cachedTokens(), u.completionTokens(),
+                    (u.promptTokens() + u.completionTokens()) * pricePerMillion / 1e6);
+        }
+
+        Row plus(long moreRequests, long prompt, long cached, long completion, double moreCost) {
+            return new Row(tenant, model, region, requests + moreRequests, promptTokens + prompt, cachedTokens + cached,
+                    completionTokens + completion, cost + moreCost);
         }
     }
 
@@ -61,8 +66,7 @@ public final class UsageReport {
     public Row total() {
         Row total = new Row("all", "all", "all", 0, 0, 0, 0, 0);
         for (Row r : rows.values()) {
-            total = new Row("all", "all", "all", total.requests() + r.requests(), total.promptTokens() + r.promptTokens(),
-                    total.cachedTokens() + r.cachedTokens(), total.completionTokens() + r.completionTokens(), total.cost() + r.cost());
+            total = total.plus(r.requests(), r.promptTokens(), r.cachedTokens(), r.completionTokens(), r.cost());
         }
         return total;
     }

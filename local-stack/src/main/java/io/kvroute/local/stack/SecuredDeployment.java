@@ -126,12 +126,16 @@ public final class SecuredDeployment {
         return file;
     }
 
+    /** The {@code sasl.jaas.config} of a SCRAM client logging in as {@code user}. */
+    public static String scramJaas(String user, String password) {
+        return "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + user + "\" password=\"" + password + "\";";
+    }
+
     private Map<String, String> roleSettings(String user) {
         Map<String, String> settings = new HashMap<>();
         broker.clientTlsSettings().forEach((k, v) -> settings.put("kafka." + k, String.valueOf(v)));
         settings.put("kafka.sasl.mechanism", "SCRAM-SHA-512");
-        settings.put("kafka.sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required username=\""
-                + user + "\" password=\"" + passwords.get(user) + "\";");
+        settings.put("kafka.sasl.jaas.config", scramJaas(user, passwords.get(user)));
         settings.put(TenantTopics.SETTING, TenantTopics.PER_TENANT.setting());
         return settings;
     }

@@ -11,6 +11,7 @@ import io.kvroute.ingress.client.SubmitRequest;
 import io.kvroute.local.cli.KvrouteCommand;
 import io.kvroute.local.stack.KvrouteServices;
 import io.kvroute.local.stack.LocalKafkaBroker;
+import io.kvroute.local.stack.SecuredDeployment;
 import io.kvroute.platform.config.Settings;
 import io.kvroute.platform.kafka.TopicCreator;
 import io.kvroute.platform.testing.TestRegistry;
@@ -297,7 +298,7 @@ class SecuredClusterIntegrationTest {
     }
 
     private static String jaas(String user, String password) {
-        return "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + user + "\" password=\"" + password + "\";";
+        return SecuredDeployment.scramJaas(user, password);
     }
 
     private static String runCli(String... args) {

@@ -237,7 +237,7 @@ public final class RouterTopology {
         topology.addSink(TopologyNames.DLQ_SINK, topics.deadLetters().name(),
                 new ByteArraySerializer(), new ByteArraySerializer(), TopologyNames.INTAKE);
         topology.addSink(TopologyNames.RESPONSES_SINK, ResponseTopics.extractor(topics, config.tenantTopics()),
-                new StringSerializer(), ResponseTopics.underOneSubject(topics, responseSerde.serializer()), TopologyNames.INTAKE,
+                new StringSerializer(), Serdes.underSubjectOf(topics.responses().name(), responseSerde.serializer()), TopologyNames.INTAKE,
                 TopologyNames.ROUTER);
         topology.addSink(TopologyNames.DECISIONS_SINK, topics.decisions().name(),
                 new StringSerializer(), decisionSerde.serializer(), TopologyNames.INTAKE, TopologyNames.ROUTER);
@@ -288,15 +288,14 @@ public final class RouterTopology {
                     org.apache.kafka.common.serialization.Serdes.String(), org.apache.kafka.common.serialization.Serdes.String()),
                     TopologyNames.ADMISSION);
         }
-        Serializer<InferenceRequest> requestSerializer = requestSerde.serializer();
         Deserializer<InferenceRequest> requestDeserializer = requestSerde.deserializer();
-        Serializer<InferenceRequest> underRequestsSubject = (topic, request) -> requestSerializer.serialize(requestsTopic, request);
+        Serializer<InferenceRequest> underRequestsSubject = Serdes.underSubjectOf(requestsTopic, requestSerde.serializer());
         topology.addSink(TopologyNames.ADMITTED_SINK, config.admittedTopic(), new StringSerializer(), underRequestsSubject,
                 TopologyNames.ADMISSION);
         // sinks of its own: sharing routing's would join admission (keyed by tenant) and routing (keyed by
         // request id) into one sub-topology, whose source topics Streams would then require co-partitioned
         topology.addSink(TopologyNames.ADMISSION_RESPONSES_SINK, ResponseTopics.extractor(config.topics(), config.tenantTopics()),
-                new StringSerializer(), ResponseTopics.underOneSubject(config.topics(), serdes.valueSerde(ResponseEvent.class).serializer()),
+                new StringSerializer(), Serdes.underSubjectOf(config.topics().responses().name(), serdes.valueSerde(ResponseEvent.class).serializer()),
                 TopologyNames.ADMISSION);
         topology.addSink(TopologyNames.ADMISSION_DECISIONS_SINK, config.topics().decisions().name(),
                 new StringSerializer(), serdes.valueSerde(RoutingDecision.class).serializer(), TopologyNames.ADMISSION);

@@ -2,9 +2,6 @@ package io.kvroute.router.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvroute.platform.config.Settings;
-import io.kvroute.router.config.RouterConfig;
-import io.kvroute.router.metrics.RouterMetrics;
 import io.kvroute.router.topology.internal.TopologyNames;
 import io.kvroute.schemas.serde.Serdes;
 import io.kvroute.schemas.topics.KvrouteTopics;
@@ -13,14 +10,9 @@ import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.InferenceRequest;
 import io.kvroute.schemas.v1.ResponseEvent;
 import io.kvroute.schemas.v1.ResponseStatus;
-import io.kvroute.schemas.v1.WorkerTelemetry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -40,39 +32,29 @@ import org.junit.jupiter.api.io.TempDir;
  * only it writes, refusing what a tenant may not write there.
  */
 class PerTenantTopologyTest {
-    private static final long T0 = 1_800_000_000_000L;
+    private static final long T0 = TopologyHarness.T0;
 
     @TempDir
     Path stateDir;
 
     private final KvrouteTopics topics = KvrouteTopics.defaults();
+    private TopologyHarness harness;
     private Serdes serdes;
     private TopologyTestDriver driver;
     private TestOutputTopic<String, DispatchedRequest> dispatch;
 
     @BeforeEach
     void startDriver() {
-        Map<String, String> settings = new HashMap<>();
-        settings.put("bootstrap.servers", "unused:9092");
-        settings.put("schema.registry.url", "mock://per-tenant-" + UUID.randomUUID());
-        settings.put("router.regions", "us-east");
-        settings.put("router.models", "llama-3.1-8b:8192");
-        settings.put("router.max.prompt.tokens", "6000");
-        settings.put("router.state.dir", stateDir.toString());
-        settings.put("kvroute.tenant.topics", "per-tenant");
-        RouterConfig config = RouterConfig.from(Settings.of(settings));
-        serdes = new Serdes(config.serdeConfig());
-        driver = new TopologyTestDriver(RouterTopology.build(config, serdes, new RouterMetrics(new SimpleMeterRegistry()),
-                (key, value, headers) -> { }), config.streamsProperties(), Instant.ofEpochMilli(T0));
-        driver.createInputTopic(topics.workerTelemetry().name(), new StringSerializer(), serdes.valueSerde(WorkerTelemetry.class).serializer())
-                .pipeInput("east-1", Records.telemetry("east-1", "us-east", List.of(0), T0).build());
-        dispatch = driver.createOutputTopic(topics.dispatchTopic("us-east"), new StringDeserializer(),
-                serdes.valueSerde(DispatchedRequest.class).deserializer());
+        harness = new TopologyHarness(stateDir, Map.of("kvroute.tenant.topics", "per-tenant"));
+        serdes = harness.serdes;
+        driver = harness.driver;
+        harness.report(Records.telemetry("east-1", "us-east", List.of(0), T0));
+        dispatch = harness.dispatched("us-east");
     }
 
     @AfterEach
     void closeDriver() {
-        driver.close();
+        harness.close();
     }
 
     @Test

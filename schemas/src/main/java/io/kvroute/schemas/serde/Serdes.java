@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Objects;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serializer;
 
 /**
  * Makes the value serdes of every kvroute topic from one configuration. One registry client (and
@@ -32,6 +33,15 @@ public final class Serdes {
 
     public static Serdes forRegistryUrl(String url) {
         return new Serdes(Map.of(SerdeConfig.SCHEMA_REGISTRY_URL, url));
+    }
+
+    /**
+     * {@code serializer} writing under {@code subjectTopic}'s schema subject whatever topic it is asked for: records of
+     * tenants' topics ({@code <prefix>.responses.<tenant>}, ...) use their shared topic's subject, so a new tenant
+     * registers nothing (a registry refusing registration, or granting by subject, would otherwise stop it).
+     */
+    public static <T> Serializer<T> underSubjectOf(String subjectTopic, Serializer<T> serializer) {
+        return (topic, value) -> serializer.serialize(subjectTopic, value);
     }
 
     public SchemaRegistryClient registry() {

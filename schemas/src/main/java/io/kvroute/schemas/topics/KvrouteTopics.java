@@ -119,6 +119,31 @@ public final class KvrouteTopics {
                 shared.configs());
     }
 
+    /**
+     * The requests topic a tenant writes under {@code layout}: its own with topics per tenant (for a name that can name
+     * topics), else the shared one. Likewise {@link #responsesFor} and {@link #cancellationsFor}.
+     */
+    public String requestsFor(TenantTopics layout, String tenant) {
+        return ownTopics(layout, tenant) ? requestsOf(tenant).name() : requests().name();
+    }
+
+    public String responsesFor(TenantTopics layout, String tenant) {
+        return ownTopics(layout, tenant) ? responsesOf(tenant).name() : responses().name();
+    }
+
+    public String cancellationsFor(TenantTopics layout, String tenant) {
+        return ownTopics(layout, tenant) ? cancellationsOf(tenant).name() : cancellations().name();
+    }
+
+    private static boolean ownTopics(TenantTopics layout, String tenant) {
+        return layout == TenantTopics.PER_TENANT && isTenantName(tenant);
+    }
+
+    /** What every topic of {@code kind} with a suffix starts with: {@code <prefix>.<kind>.} (dispatch topics, tenants' topics). */
+    public String namePrefix(String kind) {
+        return name(kind) + ".";
+    }
+
     /** The topics of one tenant in a deployment with topics per tenant. */
     public List<TopicSpec<?>> ofTenant(String tenant) {
         return List.of(requestsOf(tenant), responsesOf(tenant), cancellationsOf(tenant));
@@ -126,7 +151,7 @@ public final class KvrouteTopics {
 
     /** Matches every tenant's topic of {@code kind} ("requests", "responses", "cancellations"); group 1 is the tenant. */
     public Pattern tenantTopics(String kind) {
-        return Pattern.compile(Pattern.quote(name(kind) + ".") + "(" + TENANT_NAME.pattern() + ")");
+        return Pattern.compile(Pattern.quote(namePrefix(kind)) + "(" + TENANT_NAME.pattern() + ")");
     }
 
     /** The tenant a tenant topic of {@code kind} belongs to, or null for a topic that is not one. */

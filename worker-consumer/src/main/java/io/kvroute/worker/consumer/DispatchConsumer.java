@@ -1,6 +1,7 @@
 package io.kvroute.worker.consumer;
 
 import io.kvroute.schemas.registry.SchemaRegistryException;
+import io.kvroute.schemas.serde.Serdes;
 import io.kvroute.schemas.topics.DeadLetterHeaders;
 import io.kvroute.schemas.topics.ResponseHeaders;
 import io.kvroute.schemas.topics.RunAttempt;
@@ -34,6 +35,7 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -62,6 +64,7 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -114,6 +117,10 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
     private final WorkerConfig config;
     private final String dispatchTopic;
     private final String responsesTopic;
+    /** Each tenant's responses topic name, worked out once: {@link #responsesTopicOf} runs for every token chunk. */
+    private final Map<String, String> responsesTopics = new ConcurrentHashMap<>();
+    /** Response events serialized under the responses topic's schema subject, whatever (tenant's) topic they go to. */
+    private final Serializer<ResponseEvent> responseSerializer;
     private final String deadLetterTopic;
     private final Consumer<byte[], byte[]> consumer;
     private final Producer<String, byte[]> chunkProducer;
@@ -154,6 +161,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
         KvrouteTopics topics = config.topics();
         this.dispatchTopic = topics.dispatchTopic(config.region());
         this.responsesTopic = topics.responses().name();
+        this.responseSerializer = Serdes.underSubjectOf(responsesTopic, responseSerde.serializer());
         this.deadLetterTopic = topics.deadLetters().name();
         this.consumer = consumer;
         this.chunkProducer = chunkProducer;
@@ -576,13 +584,15 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
      * topic's schema subject either way, so a new tenant registers nothing.
      */
     private String responsesTopicOf(String tenant) {
-        return config.tenantTopics() == TenantTopics.PER_TENANT && KvrouteTopics.isTenantName(tenant)
-                ? config.topics().responsesOf(tenant).name() : responsesTopic;
+        if (config.tenantTopics() != TenantTopics.PER_TENANT || tenant == null) {
+            return responsesTopic;
+        }
+        return responsesTopics.computeIfAbsent(tenant, t -> config.topics().responsesFor(TenantTopics.PER_TENANT, t));
     }
 
     private Future<RecordMetadata> sendChunk(String requestId, ResponseEvent chunk) {
         String topic = responsesTopicOf(chunk.getTenant());
-        byte[] value = responseSerde.serializer().serialize(responsesTopic, chunk);
+        byte[] value = responseSerializer.serialize(topic, chunk);
         ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, requestId, value);
         ResponseHeaders.markChunk(record.headers());
         return chunkProducer.send(record, (metadata, error) -> {
@@ -640,7 +650,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
             txProducer.beginTransaction();
             for (Outcome o : batch) {
                 ProducerRecord<byte[], byte[]> record = o.toRecord(o.terminal() == null ? responsesTopic
-                        : responsesTopicOf(o.terminal().getTenant()), (topic, event) -> responseSerde.serializer().serialize(responsesTopic, event));
+                        : responsesTopicOf(o.terminal().getTenant()), responseSerializer);
                 if (record != null) {
                     txProducer.send(record);
                 }

@@ -70,12 +70,12 @@ public final class KvrouteAcls {
             g.topic(readWrite, AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE);
         }
         g.topic(topics.deadLetters().name(), AclOperation.WRITE, AclOperation.DESCRIBE);
-        g.add(new ResourcePattern(ResourceType.TOPIC, dispatchTopicPrefix(), PatternType.PREFIXED), AclOperation.WRITE, AclOperation.DESCRIBE);
+        g.add(topicsOfKind("dispatch"), AclOperation.WRITE, AclOperation.DESCRIBE);
         if (layout == TenantTopics.PER_TENANT) {
             for (String kind : List.of("requests", "cancellations")) {
-                g.add(tenantTopics(kind), AclOperation.READ, AclOperation.DESCRIBE);
+                g.add(topicsOfKind(kind), AclOperation.READ, AclOperation.DESCRIBE);
             }
-            g.add(tenantTopics("responses"), AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE);
+            g.add(topicsOfKind("responses"), AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE);
         }
         // Kafka Streams: internal topics (changelogs, admission), the group, and the transactional ids of exactly-once
         g.add(new ResourcePattern(ResourceType.TOPIC, routerApplicationId + "-", PatternType.PREFIXED), AclOperation.ALL);
@@ -100,7 +100,7 @@ public final class KvrouteAcls {
             g.topic(write, AclOperation.WRITE, AclOperation.DESCRIBE);
         }
         if (layout == TenantTopics.PER_TENANT) {
-            g.add(tenantTopics("responses"), AclOperation.WRITE, AclOperation.DESCRIBE);
+            g.add(topicsOfKind("responses"), AclOperation.WRITE, AclOperation.DESCRIBE);
         }
         g.add(new ResourcePattern(ResourceType.GROUP, workerGroup(region), PatternType.LITERAL), AclOperation.READ, AclOperation.DESCRIBE);
         String transactionalIds = topics.prefix() + "-worker-";
@@ -132,15 +132,9 @@ public final class KvrouteAcls {
         return topics.prefix() + ".worker." + region;
     }
 
-    /** Every tenant's topics of {@code kind}: {@code <prefix>.<kind>.} as a prefix. */
-    private ResourcePattern tenantTopics(String kind) {
-        String one = topics.requestsOf("t").name().replace(".requests.", "." + kind + ".");
-        return new ResourcePattern(ResourceType.TOPIC, one.substring(0, one.length() - 1), PatternType.PREFIXED);
-    }
-
-    private String dispatchTopicPrefix() {
-        String oneRegion = topics.dispatchTopic("r");
-        return oneRegion.substring(0, oneRegion.length() - 1);
+    /** Every topic of {@code kind} with a suffix, as a prefix: {@code <prefix>.dispatch.} (regions), {@code <prefix>.requests.} (tenants). */
+    private ResourcePattern topicsOfKind(String kind) {
+        return new ResourcePattern(ResourceType.TOPIC, topics.namePrefix(kind), PatternType.PREFIXED);
     }
 
     /** Allow entries of one principal from any host. */

@@ -46,6 +46,8 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
     private final FairShares fairShares;
     private final boolean settleQuotas;
     private final UsageRecorder usage;
+    /** What a tenant's responses topic starts with: {@code <responses topic>.} */
+    private final String tenantResponsesPrefix;
     private final OutputLengths outputLengths;
     private final EngineSpeeds engineSpeeds;
     private final Function<String, WorkerSnapshot> workers;
@@ -82,6 +84,7 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
         this.engineSpeeds = engineSpeeds;
         this.workers = workers;
         this.responsesTopic = responsesTopic;
+        this.tenantResponsesPrefix = responsesTopic + ".";
         this.deserializer = deserializer;
         this.fairShares = fairShares;
     }
@@ -139,10 +142,8 @@ public final class ResultTracker implements Processor<String, byte[], Object, Ob
      */
     private boolean isOfItsTenant(DispatchedRequest dispatched) {
         String topic = context.recordMetadata().map(m -> m.topic()).orElse(responsesTopic);
-        if (!topic.startsWith(responsesTopic + ".")) {
-            return true;
-        }
-        return topic.substring(responsesTopic.length() + 1).equals(dispatched.getRequest().getTenant());
+        return !topic.startsWith(tenantResponsesPrefix)
+                || topic.substring(tenantResponsesPrefix.length()).equals(dispatched.getRequest().getTenant());
     }
 
     /**
