@@ -58,6 +58,18 @@ public final class AclsCommand implements Callable<Integer> {
     @Option(names = "--operator", paramLabel = "PRINCIPAL", description = "An operator, e.g. User:ops (repeatable).")
     List<String> operators = new ArrayList<>();
 
+    @Option(names = "--schema-registry", paramLabel = "PRINCIPAL",
+            description = "A Confluent Schema Registry storing its schemas on this cluster, e.g. User:registry (repeatable).")
+    List<String> schemaRegistries = new ArrayList<>();
+
+    @Option(names = "--schema-registry-topic", paramLabel = "TOPIC", defaultValue = "_schemas",
+            description = "The registry's kafkastore.topic (default: ${DEFAULT-VALUE}).")
+    String schemaRegistryTopic;
+
+    @Option(names = "--schema-registry-group", paramLabel = "GROUP", defaultValue = "schema-registry",
+            description = "The registry's schema.registry.group.id (default: ${DEFAULT-VALUE}).")
+    String schemaRegistryGroup;
+
     @Option(names = "--apply", description = "Create the ACLs on the cluster (as a principal allowed to alter ACLs: --command-config).")
     boolean apply;
 
@@ -66,7 +78,7 @@ public final class AclsCommand implements Callable<Integer> {
         Map<String, List<AclBinding>> byRole = plan();
         if (byRole.isEmpty()) {
             throw new CommandLine.ParameterException(spec.commandLine(),
-                    "name at least one principal: --tenant, --router, --worker or --operator");
+                    "name at least one principal: --tenant, --router, --worker, --operator or --schema-registry");
         }
         byRole.forEach((role, bindings) -> {
             System.out.println("# " + role);
@@ -124,6 +136,8 @@ public final class AclsCommand implements Callable<Integer> {
                         acls.worker(principal, regionAndId[0], regionAndId.length == 2 ? regionAndId[1] : null));
             }
             operators.forEach(p -> byRole.put("operator " + p, acls.operator(p)));
+            schemaRegistries.forEach(p -> byRole.put("schema registry " + p,
+                    acls.schemaRegistry(p, schemaRegistryTopic, schemaRegistryGroup)));
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }

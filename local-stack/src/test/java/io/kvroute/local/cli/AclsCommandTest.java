@@ -30,6 +30,17 @@ class AclsCommandTest {
     }
 
     @Test
+    void shouldGrantASchemaRegistryItsStoreTopicAndGroupOnly() {
+        List<AclBinding> registry = plan("--schema-registry", "User:registry").get("schema registry User:registry");
+
+        assertThat(registry).extracting(b -> b.pattern().resourceType() + " " + b.pattern().name() + " " + b.entry().operation())
+                .containsExactlyInAnyOrder("TOPIC _schemas CREATE", "TOPIC _schemas DESCRIBE", "TOPIC _schemas DESCRIBE_CONFIGS",
+                        "TOPIC _schemas READ", "TOPIC _schemas WRITE", "GROUP schema-registry READ", "GROUP schema-registry DESCRIBE");
+        assertThat(plan("--schema-registry", "User:registry", "--schema-registry-topic", "_schemas_eu")
+                .get("schema registry User:registry")).extracting(b -> b.pattern().name()).contains("_schemas_eu");
+    }
+
+    @Test
     void shouldRefuseAWorkerWithoutARegionAndATenantThatCannotNameTopics() {
         assertThatThrownBy(() -> plan("--worker", "User:gpu")).isInstanceOf(CommandLine.ParameterException.class)
                 .hasMessageContaining("PRINCIPAL=REGION");

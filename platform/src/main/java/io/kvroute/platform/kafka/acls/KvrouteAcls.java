@@ -127,6 +127,19 @@ public final class KvrouteAcls {
         return g.bindings;
     }
 
+    /**
+     * A Confluent Schema Registry that keeps its schemas on this cluster: its store topic (created on first start,
+     * its configuration checked) and the group its instances elect a leader in. Confluent's documented grants for the
+     * registry's principal; Apicurio with Kafka storage uses its own topic and group names.
+     */
+    public List<AclBinding> schemaRegistry(String principal, String storeTopic, String group) {
+        Grants g = new Grants(principal);
+        g.add(new ResourcePattern(ResourceType.TOPIC, storeTopic, PatternType.LITERAL), AclOperation.CREATE,
+                AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS, AclOperation.READ, AclOperation.WRITE);
+        g.add(new ResourcePattern(ResourceType.GROUP, group, PatternType.LITERAL), AclOperation.READ, AclOperation.DESCRIBE);
+        return g.bindings;
+    }
+
     /** The consumer group of a region's workers, as {@code WorkerConfig.groupId} names it. */
     public String workerGroup(String region) {
         return topics.prefix() + ".worker." + region;
