@@ -15,6 +15,7 @@ import io.kvroute.schemas.v1.WorkerTelemetry;
 import io.kvroute.worker.config.WorkerConfig;
 import io.kvroute.worker.consumer.CancellationFollower;
 import io.kvroute.worker.consumer.DispatchConsumer;
+import io.kvroute.worker.engine.GpuSlots;
 import io.kvroute.worker.engine.InferenceEngine;
 import io.kvroute.worker.engine.ObservingEngine;
 import io.kvroute.worker.engine.PoolQuotaEngine;
@@ -29,6 +30,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -64,21 +66,21 @@ public final class WorkerApp implements AutoCloseable {
     static final String[] ENVIRONMENT_PREFIXES = {"worker.", "kafka.", "bootstrap.", "schema.", "basic.auth.", "bearer.auth.", "kvroute."};
 
     private final WorkerConfig config;
-    private final InferenceEngine engine;
+    private final GpuSlots slots;
     private final KafkaProducer<String, byte[]> producer;
     private final DispatchConsumer dispatch;
     private final CancellationFollower cancellations;
-    private final TelemetryPublisher telemetry;
+    private final List<TelemetryPublisher> telemetry;
     private final WorkerMetrics metrics;
     private final PrometheusEndpoint endpoint;
     private final CountDownLatch closed = new CountDownLatch(1);
     private volatile boolean closing;
 
-    private WorkerApp(WorkerConfig config, InferenceEngine engine, KafkaProducer<String, byte[]> producer,
-                      DispatchConsumer dispatch, CancellationFollower cancellations, TelemetryPublisher telemetry,
+    private WorkerApp(WorkerConfig config, GpuSlots slots, KafkaProducer<String, byte[]> producer,
+                      DispatchConsumer dispatch, CancellationFollower cancellations, List<TelemetryPublisher> telemetry,
                       WorkerMetrics metrics, PrometheusEndpoint endpoint) {
         this.config = config;
-        this.engine = engine;
+        this.slots = slots;
         this.producer = producer;
         this.dispatch = dispatch;
         this.cancellations = cancellations;
@@ -104,9 +106,9 @@ public final class WorkerApp implements AutoCloseable {
 
         Deque<AutoCloseable> opened = new ArrayDeque<>();
         try {
-            InferenceEngine engine = opened(opened, engine(config, clock));
+            GpuSlots slots = opened(opened, slots(config, clock));
             PrometheusMeterRegistry registry = PrometheusEndpoint.newRegistry();
-            WorkerMetrics metrics = opened(opened, new WorkerMetrics(registry, config.workerId(), config.region(), engine));
+            WorkerMetrics metrics = opened(opened, new WorkerMetrics(registry, config.workerId(), config.region(), slots));
             KafkaProducer<String, byte[]> producer = opened(opened, new KafkaProducer<>(producerProperties(config),
                     new StringSerializer(), new ByteArraySerializer()));
             KafkaProducer<byte[], byte[]> txProducer = opened(opened, new KafkaProducer<>(transactionalProperties(config),
@@ -127,7 +129,7 @@ public final class WorkerApp implements AutoCloseable {
             metrics.bindProducer(txProducer);
             metrics.bindConsumer(consumer);
 
-            DispatchConsumer dispatch = new DispatchConsumer(config, consumer, producer, txProducer, engine,
+            DispatchConsumer dispatch = new DispatchConsumer(config, consumer, producer, txProducer, slots,
                     serdes.valueSerde(DispatchedRequest.class), serdes.valueSerde(ResponseEvent.class), metrics, clock);
             CancellationFollower cancellations = new CancellationFollower(cancelConsumer, topics.cancellations().name(), dispatch::cancel,
                     dispatch::supersede, serdes.valueSerde(CancelRequest.class).deserializer(),
@@ -135,21 +137,25 @@ public final class WorkerApp implements AutoCloseable {
             dispatch.cancellationView(cancellations);
             PrometheusEndpoint endpoint = config.metricsPort() < 0 ? null
                     : opened(opened, PrometheusEndpoint.start(config.metricsHost(), config.metricsPort(), registry,
-                            WorkerHealth.of(dispatch::isRunning, dispatch::ownedPartitions, engine::unreachable)));
-            KvEventPublisher kvEvents = new KvEventPublisher(config.workerId(), config.region(), topics.kvEvents().name(),
-                    engine, producer, serdes.valueSerde(KvCacheEvent.class).serializer(), clock);
-            TelemetryPublisher telemetry = new TelemetryPublisher(config.workerId(), config.region(), config.models(), config.pool(),
-                    topics.workerTelemetry().name(), config.telemetryIntervalMs(), engine, dispatch::ownedPartitions,
-                    // without its follower a worker no longer sees cancels or re-placements: still serving, not healthy
-                    () -> !dispatch.isRunning() ? WorkerStatus.DOWN
-                            : cancellations.isRunning() ? WorkerStatus.HEALTHY : WorkerStatus.DEGRADED, kvEvents, producer,
-                    serdes.valueSerde(WorkerTelemetry.class).serializer(), clock);
+                            WorkerHealth.of(dispatch::isRunning, dispatch::ownedPartitions, slots::unreachable)));
+            // each GPU slot is a worker to the router: its own telemetry and KV events, the process's partitions
+            List<TelemetryPublisher> telemetry = new ArrayList<>();
+            for (GpuSlots.Slot slot : slots.slots()) {
+                KvEventPublisher kvEvents = new KvEventPublisher(slot.workerId(), config.region(), topics.kvEvents().name(),
+                        slot.engine(), producer, serdes.valueSerde(KvCacheEvent.class).serializer(), clock);
+                telemetry.add(new TelemetryPublisher(slot.workerId(), config.region(), config.models(), config.pool(),
+                        topics.workerTelemetry().name(), config.telemetryIntervalMs(), slot.engine(), dispatch::ownedPartitions,
+                        // without its follower a worker no longer sees cancels or re-placements: still serving, not healthy
+                        () -> !dispatch.isRunning() ? WorkerStatus.DOWN
+                                : cancellations.isRunning() ? WorkerStatus.HEALTHY : WorkerStatus.DEGRADED, kvEvents, producer,
+                        serdes.valueSerde(WorkerTelemetry.class).serializer(), clock));
+                kvEvents.publishCleared();
+            }
 
-            kvEvents.publishCleared();
             new Thread(cancellations, "cancellations-" + config.workerId()).start();
             opened.push(cancellations);
             awaitPositioned(cancellations);
-            telemetry.start();
+            telemetry.forEach(TelemetryPublisher::start);
             // started last: once it polls, only its own thread may touch the consumer
             new Thread(dispatch, "dispatch-" + config.workerId()).start();
             if (config.openai() != null) {
@@ -161,7 +167,7 @@ public final class WorkerApp implements AutoCloseable {
                         config.workerId(), config.region(), config.groupId(), config.engine(), config.networkDelayMs(),
                         config.kvBlocks(), config.hostKvBlocks());
             }
-            return new WorkerApp(config, engine, producer, dispatch, cancellations, telemetry, metrics, endpoint);
+            return new WorkerApp(config, slots, producer, dispatch, cancellations, telemetry, metrics, endpoint);
         } catch (RuntimeException e) {
             opened.forEach(WorkerApp::closeQuietly);
             throw e;
@@ -173,10 +179,29 @@ public final class WorkerApp implements AutoCloseable {
      * ({@link ObservingEngine}: what the worker reports of either is what it can see in front of a real server).
      */
     static InferenceEngine engine(WorkerConfig config, LongSupplier clock) {
+        return engine(config, 0, config.workerId(), clock);
+    }
+
+    /** An engine per GPU slot ({@value WorkerConfig#GPUS}), each known by its slot's worker id. */
+    static GpuSlots slots(WorkerConfig config, LongSupplier clock) {
+        List<GpuSlots.Slot> slots = new ArrayList<>();
+        List<String> ids = config.slotIds();
+        try {
+            for (int gpu = 0; gpu < ids.size(); gpu++) {
+                slots.add(new GpuSlots.Slot(ids.get(gpu), engine(config, gpu, ids.get(gpu), clock)));
+            }
+        } catch (RuntimeException e) {
+            slots.forEach(slot -> closeQuietly(slot.engine()));
+            throw e;
+        }
+        return new GpuSlots(slots);
+    }
+
+    private static InferenceEngine engine(WorkerConfig config, int gpu, String slotId, LongSupplier clock) {
         InferenceEngine engine = WorkerConfig.ENGINE_OPENAI.equals(config.engine())
-                ? new OpenAiCompatibleEngine(config.openai(), clock, config.workerId())
+                ? new OpenAiCompatibleEngine(config.openaiOf(gpu), clock, slotId)
                 : new SimulatedGpuEngine(CostModel.llama8bH100(config.speed()), config.engineLimits(), config.networkDelayMs(),
-                        clock, config.workerId());
+                        clock, slotId);
         if (config.poolRequestsPerMinute() > 0 || config.poolTokensPerMinute() > 0) {
             engine = new PoolQuotaEngine(engine, config.poolRequestsPerMinute(), config.poolTokensPerMinute(), clock);
         }
@@ -303,8 +328,14 @@ public final class WorkerApp implements AutoCloseable {
         return metrics;
     }
 
+    /** The engine of the first (with one GPU, the only) slot. */
     public InferenceEngine engine() {
-        return engine;
+        return slots.slots().get(0).engine();
+    }
+
+    /** Every GPU slot this process serves. */
+    public GpuSlots slots() {
+        return slots;
     }
 
     /** Dispatch partitions this worker owns now. */
@@ -337,10 +368,10 @@ public final class WorkerApp implements AutoCloseable {
             closing = true;
         }
         try {
-            telemetry.close();
+            telemetry.forEach(TelemetryPublisher::close);
             dispatch.close();
             cancellations.close();
-            engine.close();
+            slots.close();
             producer.close(Duration.ofSeconds(5));
             metrics.close();
             if (endpoint != null) {

@@ -6,11 +6,13 @@ import io.kvroute.platform.config.SettingDefs;
 import io.kvroute.platform.config.Settings;
 import io.kvroute.schemas.topics.KvrouteTopics;
 import io.kvroute.schemas.topics.TenantTopics;
+import io.kvroute.worker.engine.GpuSlots;
 import io.kvroute.worker.engine.openai.OpenAiSettings;
 import io.kvroute.worker.engine.sim.EngineLimits;
 import io.kvroute.worker.engine.sim.KvBlockPool;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,12 +38,15 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
                            long telemetryIntervalMs, int maxWaiting, long commitIntervalMs, String metricsHost, int metricsPort,
                            Map<String, Object> kafka, OpenAiSettings openai, long cancellationLookbackMs,
                            long replacementCheckAfterMs, int retryMax, long retryBackoffMs,
-                           long poolRequestsPerMinute, long poolTokensPerMinute, String pool, TenantTopics tenantTopics) {
+                           long poolRequestsPerMinute, long poolTokensPerMinute, String pool, TenantTopics tenantTopics,
+                           int gpus, List<URI> openaiEndpoints) {
     public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
     public static final String SCHEMA_REGISTRY_URL = "schema.registry.url";
     public static final String TOPIC_PREFIX = "kvroute.topic.prefix";
     public static final String TENANT_TOPICS = TenantTopics.SETTING;
     public static final String WORKER_ID = "worker.id";
+    public static final String GPUS = "worker.gpus";
+    public static final int MAX_GPUS = 64;
     public static final String REGION = "worker.region";
     public static final String MODELS = "worker.models";
     public static final String ENGINE = "worker.engine";
@@ -153,6 +158,8 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
                     "`per-tenant`: results go to `<prefix>.responses.<tenant>`, the tenant the router gave the request; `shared`: to `<prefix>.responses`. Must match the router's.")
             .string(WORKER_ID, null, NAME_CHARS,
                     "This worker's id, stable across restarts: its transactional id, so a restart fences the previous incarnation.")
+            .intRange(GPUS, 1, MAX_GPUS, 1,
+                    "GPU slots this process serves, an engine each, from its dispatch partitions (each slot is a worker to the router, id `<worker.id>-g<i>` when more than one): a node's GPUs share one dispatch partition, which keeps the router's transactions small.")
             .string(REGION, null, "lower-case letters, digits and '-'", "This worker's region: it consumes `<prefix>.dispatch.<region>` in group `<prefix>.worker.<region>`.")
             .list(MODELS, DEFAULT_MODELS, "comma-separated names", "The models this worker advertises in its telemetry.")
             .oneOf(ENGINE, List.of(ENGINE_SIM, ENGINE_OPENAI), DEFAULT_ENGINE,
@@ -182,8 +189,8 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
                     "Requests per minute the pool behind this worker allows; beyond it requests wait and telemetry reports it rate limited; 0 = none.")
             .longRange(POOL_TOKENS_PER_MINUTE, 0, Long.MAX_VALUE / 2, DEFAULT_POOL_TOKENS_PER_MINUTE,
                     "Tokens (prompt + max output) per minute the pool allows; 0 = none.")
-            .string(OPENAI_ENDPOINT, null, "http:// or https:// URL with a host",
-                    "With worker.engine=openai (then required): the server's base URL; a trailing /v1 is dropped.")
+            .string(OPENAI_ENDPOINT, null, "http:// or https:// URL with a host; one per GPU slot, comma-separated, with worker.gpus > 1",
+                    "With worker.engine=openai (then required): the server's base URL, or each GPU slot's server in slot order; a trailing /v1 is dropped.")
             .stringWorkedOut(OPENAI_MODEL, "the first of worker.models", "not blank", "The model name sent to the server with every request.")
             .password(OPENAI_API_KEY, "Sent to the server as a bearer token; never logged or shown.")
             .intRange(OPENAI_MAX_CONCURRENCY, 1, 100_000, DEFAULT_OPENAI_MAX_CONCURRENCY,
@@ -217,7 +224,9 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
             throw new ConfigException(MODELS, s.string(MODELS, ""), "must name at least one model");
         }
         String engine = DEFINITIONS.oneOf(s, ENGINE);
-        OpenAiSettings openai = ENGINE_OPENAI.equals(engine) ? openAi(s, models) : null;
+        int gpus = DEFINITIONS.intValue(s, GPUS);
+        List<URI> openaiEndpoints = ENGINE_OPENAI.equals(engine) ? openAiEndpoints(s, gpus) : List.of();
+        OpenAiSettings openai = ENGINE_OPENAI.equals(engine) ? openAi(s, models, openaiEndpoints.get(0)) : null;
         if (s.has(KAFKA_PREFIX + "max.poll.records")) {
             // one poll can overshoot a partition's tracked span by this much; the span bounds the commit metadata
             s.intValue(KAFKA_PREFIX + "max.poll.records", 1, MAX_POLL_RECORDS_LIMIT);
@@ -248,23 +257,48 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
                 s.has(POOL) ? s.matching(POOL, v -> v.matches("[A-Za-z0-9._:/@-]{1,128}"),
                         "must be 1-128 letters, digits or '.', '_', ':', '/', '@', '-'")
                         : openai != null ? openai.model() : SIM_POOL,
-                TenantTopics.of(DEFINITIONS.oneOf(s, TENANT_TOPICS)));
+                TenantTopics.of(DEFINITIONS.oneOf(s, TENANT_TOPICS)),
+                gpus, openaiEndpoints);
     }
 
-    private static OpenAiSettings openAi(Settings s, List<String> models) {
+    /** {@value #OPENAI_ENDPOINT}: a server per GPU slot, so exactly {@value #GPUS} URLs. */
+    private static List<URI> openAiEndpoints(Settings s, int gpus) {
         if (!s.has(OPENAI_ENDPOINT)) {
             throw new ConfigException(OPENAI_ENDPOINT, "", "is required when " + ENGINE + "=" + ENGINE_OPENAI);
         }
-        String endpoint = s.string(OPENAI_ENDPOINT);
-        URI uri;
-        try {
-            uri = new URI(endpoint);
-        } catch (URISyntaxException e) {
-            throw new ConfigException(OPENAI_ENDPOINT, endpoint, "is not a URL: " + e.getMessage());
+        String given = s.string(OPENAI_ENDPOINT);
+        List<URI> endpoints = new ArrayList<>();
+        for (String endpoint : given.split(",", -1)) {
+            endpoint = endpoint.strip();
+            URI uri;
+            try {
+                uri = new URI(endpoint);
+            } catch (URISyntaxException e) {
+                throw new ConfigException(OPENAI_ENDPOINT, endpoint, "is not a URL: " + e.getMessage());
+            }
+            if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
+                throw new ConfigException(OPENAI_ENDPOINT, endpoint, "must be an http:// or https:// URL with a host");
+            }
+            endpoints.add(uri);
         }
-        if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
-            throw new ConfigException(OPENAI_ENDPOINT, endpoint, "must be an http:// or https:// URL with a host");
+        if (endpoints.size() != gpus) {
+            throw new ConfigException(OPENAI_ENDPOINT, given, "names " + endpoints.size() + " server(s) but " + GPUS + " is " + gpus
+                    + ": give one URL per GPU slot");
         }
+        return List.copyOf(endpoints);
+    }
+
+    /** The OpenAI-compatible server of GPU slot {@code gpu} (0-based), or null for the simulator. */
+    public OpenAiSettings openaiOf(int gpu) {
+        return openai == null ? null : openai.withEndpoint(openaiEndpoints.get(gpu));
+    }
+
+    /** The worker ids of this process's GPU slots ({@link GpuSlots#slotIds}). */
+    public List<String> slotIds() {
+        return GpuSlots.slotIds(workerId, gpus);
+    }
+
+    private static OpenAiSettings openAi(Settings s, List<String> models, URI uri) {
         String model = s.string(OPENAI_MODEL, models.get(0));
         if (model.isBlank()) {
             throw new ConfigException(OPENAI_MODEL, model, "must not be blank");

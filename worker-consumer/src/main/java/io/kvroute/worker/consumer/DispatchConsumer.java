@@ -23,6 +23,7 @@ import io.kvroute.worker.consumer.internal.RetryBackoff;
 import io.kvroute.worker.engine.EnginePrompt;
 import io.kvroute.worker.engine.EngineRequest;
 import io.kvroute.worker.engine.EngineUsage;
+import io.kvroute.worker.engine.GpuSlots;
 import io.kvroute.worker.engine.InferenceEngine;
 import io.kvroute.worker.metrics.WorkerMetrics;
 import java.time.Duration;
@@ -125,7 +126,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
     private final Consumer<byte[], byte[]> consumer;
     private final Producer<String, byte[]> chunkProducer;
     private final Producer<byte[], byte[]> txProducer;
-    private final InferenceEngine engine;
+    private final GpuSlots slots;
     private final Serde<DispatchedRequest> dispatchSerde;
     private final Serde<ResponseEvent> responseSerde;
     private final WorkerMetrics metrics;
@@ -157,6 +158,15 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
                             Producer<byte[], byte[]> txProducer, InferenceEngine engine,
                             Serde<DispatchedRequest> dispatchSerde, Serde<ResponseEvent> responseSerde,
                             WorkerMetrics metrics, LongSupplier clock) {
+        this(config, consumer, chunkProducer, txProducer, GpuSlots.single(config.workerId(), engine), dispatchSerde, responseSerde,
+                metrics, clock);
+    }
+
+    /** A worker process serving several GPU slots from its dispatch partitions ({@link GpuSlots}). */
+    public DispatchConsumer(WorkerConfig config, Consumer<byte[], byte[]> consumer, Producer<String, byte[]> chunkProducer,
+                            Producer<byte[], byte[]> txProducer, GpuSlots slots,
+                            Serde<DispatchedRequest> dispatchSerde, Serde<ResponseEvent> responseSerde,
+                            WorkerMetrics metrics, LongSupplier clock) {
         this.config = config;
         KvrouteTopics topics = config.topics();
         this.dispatchTopic = topics.dispatchTopic(config.region());
@@ -166,7 +176,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
         this.consumer = consumer;
         this.chunkProducer = chunkProducer;
         this.txProducer = txProducer;
-        this.engine = engine;
+        this.slots = slots;
         this.dispatchSerde = dispatchSerde;
         this.responseSerde = responseSerde;
         this.metrics = metrics;
@@ -298,7 +308,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
         } catch (RuntimeException e) {
             LOG.warn("final commit of worker {} failed: {}", config.workerId(), e.toString());
         }
-        owned.values().forEach(o -> o.runs.keySet().forEach(engine::cancel));
+        owned.values().forEach(o -> o.runs.keySet().forEach(slots::cancel));
         owned.clear();
         ownedPartitions = List.of();
         try {
@@ -365,8 +375,9 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
     private void start(TopicPartition tp, Owned partition, long offset, DispatchedRequest dispatched) {
         InferenceRequest request = dispatched.getRequest();
         int attempt = runAttempt(dispatched);
+        GpuSlots.Slot slot = slots.slotFor(dispatched.getWorkerId());
         ResponseEvents events = new ResponseEvents(request.getRequestId(), request.getCustomId(), attempt,
-                config.workerId(), config.region()).of(request.getTenant(), request.getModel());
+                slot.workerId(), config.region()).of(request.getTenant(), request.getModel());
         long now = clock.getAsLong();
         if (superseded.isVoid(request.getRequestId(), Math.max(1, dispatched.getAttempt()))) {
             LOG.info("request {} attempt {} was placed again elsewhere; not running it on worker {}", request.getRequestId(),
@@ -397,9 +408,9 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
                 request.getPrefixBlockTokens() > 0 ? request.getPrefixBlockTokens() : EngineRequest.DEFAULT_BLOCK_TOKENS,
                 now, prompt(request));
         RequestRun run = new RequestRun(events, tp, offset, partition.epoch, config.chunkTokens(), this::sendChunk,
-                outcomes::add, metrics::tokens, clock, retrierFor(engineRequest, request.getDeadlineMs()));
+                outcomes::add, metrics::tokens, clock, retrierFor(engineRequest, slot.engine(), request.getDeadlineMs()));
         partition.runs.put(request.getRequestId(), run);
-        engine.submit(engineRequest, run);
+        slot.engine().submit(engineRequest, run);
     }
 
     /** Ends the runs of cancelled requests on this worker, queued or running in the engine. */
@@ -412,7 +423,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
                 if (run == null || tenant != null && !tenant.equals(run.events().tenant())) {
                     continue; // not here, or another tenant's request of that id
                 }
-                engine.cancel(requestId);
+                slots.cancel(requestId);
                 if (run.cancel("cancelled while running on worker " + config.workerId())) {
                     LOG.info("request {} cancelled on worker {}", requestId, config.workerId());
                 }
@@ -421,7 +432,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
     }
 
     /** A try that failed transiently, to be run again on this worker once {@code dueMs} has passed. */
-    private record PendingRetry(RequestRun failed, EngineRequest request, Long deadlineMs, long dueMs) {
+    private record PendingRetry(RequestRun failed, EngineRequest request, InferenceEngine engine, Long deadlineMs, long dueMs) {
     }
 
     /**
@@ -430,7 +441,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
      * could not be sent; never a 429 or a rejection), at most {@code worker.retry.max} times with
      * doubling backoff, and not when the retry would be due at or after the request's deadline.
      */
-    private RequestRun.Retrier retrierFor(EngineRequest request, Long deadlineMs) {
+    private RequestRun.Retrier retrierFor(EngineRequest request, InferenceEngine engine, Long deadlineMs) {
         return (run, failure) -> {
             int tries = run.events().retry();
             OptionalLong due = retryBackoff.nextTryDueMs(tries, failure.kind(), clock.getAsLong(), deadlineMs);
@@ -441,7 +452,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
             LOG.info("request {} try {} failed on worker {} ({}); retrying in {} ms", run.events().requestId(), tries,
                     config.workerId(), failure.kind(), dueMs - clock.getAsLong());
             metrics.retried();
-            retries.add(new PendingRetry(run, request, deadlineMs, dueMs));
+            retries.add(new PendingRetry(run, request, engine, deadlineMs, dueMs));
             return true;
         };
     }
@@ -483,10 +494,10 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
                         Outcome.Kind.EXPIRED, -1));
             } else {
                 RequestRun run = new RequestRun(next, failed.source(), failed.offset(), failed.epoch(), config.chunkTokens(),
-                        this::sendChunk, outcomes::add, metrics::tokens, clock, retrierFor(retry.request(), retry.deadlineMs()));
+                        this::sendChunk, outcomes::add, metrics::tokens, clock, retrierFor(retry.request(), retry.engine(), retry.deadlineMs()));
                 partition.runs.put(id, run);
                 try {
-                    engine.submit(retry.request(), run);
+                    retry.engine().submit(retry.request(), run);
                 } catch (RuntimeException e) {
                     LOG.warn("retry of request {} could not be started: {}", id, e.toString());
                     run.onFailed("worker could not start the retry: " + e.getMessage());
@@ -503,7 +514,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
                 if (run == null || !superseded.isVoid(requestId, run.dispatchAttempt())) {
                     continue;
                 }
-                engine.cancel(requestId);
+                slots.cancel(requestId);
                 if (run.supersede()) {
                     partition.runs.remove(requestId);
                     LOG.info("request {} was placed again elsewhere; its run on worker {} stops without a result", requestId,
@@ -764,10 +775,12 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
     }
 
     private void applyBackPressure() {
-        int waiting = engine.waitingRequests();
-        if (!engineOverloaded && waiting > config.maxWaiting()) {
+        // the bound is per GPU slot: a process serving several waits for them together
+        int waiting = slots.waitingRequests();
+        int maxWaiting = config.maxWaiting() * slots.size();
+        if (!engineOverloaded && waiting > maxWaiting) {
             engineOverloaded = true;
-        } else if (engineOverloaded && waiting < Math.max(1, config.maxWaiting() * 3 / 4)) {
+        } else if (engineOverloaded && waiting < Math.max(1, maxWaiting * 3 / 4)) {
             engineOverloaded = false;
         }
         Set<TopicPartition> pause = new HashSet<>();
@@ -798,7 +811,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
             Owned partition = owned.remove(tp);
             dirty.remove(tp);
             if (partition != null) {
-                partition.runs.keySet().forEach(engine::cancel);
+                partition.runs.keySet().forEach(slots::cancel);
             }
         }
         publishOwnership();

@@ -1,6 +1,7 @@
 package io.kvroute.worker.metrics;
 
 import io.kvroute.worker.engine.EngineStats;
+import io.kvroute.worker.engine.GpuSlots;
 import io.kvroute.worker.engine.InferenceEngine;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -53,18 +54,27 @@ public final class WorkerMetrics implements AutoCloseable {
     private final List<KafkaClientMetrics> clientMetrics = new ArrayList<>();
 
     public WorkerMetrics(MeterRegistry registry, String workerId, String region, InferenceEngine engine) {
+        this(registry, workerId, region, GpuSlots.single(workerId, engine));
+    }
+
+    /** The engine gauges per GPU slot (tagged with the slot's worker id), the rest per process. */
+    public WorkerMetrics(MeterRegistry registry, String workerId, String region, GpuSlots slots) {
         this.registry = registry;
         this.tags = Tags.of("worker", workerId, "region", region);
-        gauge(ENGINE_WAITING, engine, e -> e.snapshot().waitingRequests());
-        gauge(ENGINE_RUNNING, engine, e -> e.snapshot().runningRequests());
-        // NaN, not 0, while the engine does not know its KV use: an unknown cache is not an empty one
-        gauge(KV_USAGE, engine, e -> {
-            EngineStats stats = e.snapshot();
-            return stats.kvReported() ? stats.kvUsage() : Double.NaN;
-        });
-        gauge(PREFIX_HIT_RATE, engine, e -> e.snapshot().prefixCacheHitRate());
-        gauge(HOST_KV_USAGE, engine, e -> e.snapshot().hostKvUsage());
-        gauge(HOST_PREFIX_HIT_RATE, engine, e -> e.snapshot().hostPrefixHitRate());
+        for (GpuSlots.Slot slot : slots.slots()) {
+            Tags slotTags = Tags.of("worker", slot.workerId(), "region", region);
+            InferenceEngine engine = slot.engine();
+            gauge(ENGINE_WAITING, engine, slotTags, e -> e.snapshot().waitingRequests());
+            gauge(ENGINE_RUNNING, engine, slotTags, e -> e.snapshot().runningRequests());
+            // NaN, not 0, while the engine does not know its KV use: an unknown cache is not an empty one
+            gauge(KV_USAGE, engine, slotTags, e -> {
+                EngineStats stats = e.snapshot();
+                return stats.kvReported() ? stats.kvUsage() : Double.NaN;
+            });
+            gauge(PREFIX_HIT_RATE, engine, slotTags, e -> e.snapshot().prefixCacheHitRate());
+            gauge(HOST_KV_USAGE, engine, slotTags, e -> e.snapshot().hostKvUsage());
+            gauge(HOST_PREFIX_HIT_RATE, engine, slotTags, e -> e.snapshot().hostPrefixHitRate());
+        }
         completed = Counter.builder(REQUESTS).tags(tags).tag("status", "completed").register(registry);
         failed = Counter.builder(REQUESTS).tags(tags).tag("status", "failed").register(registry);
         rejected = Counter.builder(REQUESTS).tags(tags).tag("status", "rejected").register(registry);
@@ -83,8 +93,8 @@ public final class WorkerMetrics implements AutoCloseable {
         ttft = Timer.builder(TTFT).tags(tags).publishPercentileHistogram().register(registry);
     }
 
-    private void gauge(String name, InferenceEngine engine, ToDoubleFunction<InferenceEngine> f) {
-        Gauge.builder(name, engine, f).tags(tags).register(registry);
+    private void gauge(String name, InferenceEngine engine, Tags slotTags, ToDoubleFunction<InferenceEngine> f) {
+        Gauge.builder(name, engine, f).tags(slotTags).register(registry);
     }
 
     public void bindConsumer(Consumer<?, ?> consumer) {

@@ -162,6 +162,30 @@ class WorkerConfigTest {
     }
 
     @Test
+    void shouldNameEachGpuSlotAfterTheProcessAndTakeAServerPerSlot() {
+        assertThat(WorkerConfig.from(Settings.of(required())).slotIds()).containsExactly("w-1");
+
+        Map<String, String> m = required();
+        m.put(WorkerConfig.GPUS, "3");
+        WorkerConfig sim = WorkerConfig.from(Settings.of(m));
+        assertThat(sim.slotIds()).containsExactly("w-1-g0", "w-1-g1", "w-1-g2");
+        assertThat(sim.transactionalId()).as("one process, one transactional id").isEqualTo("kvroute-worker-w-1");
+
+        m.put(WorkerConfig.ENGINE, WorkerConfig.ENGINE_OPENAI);
+        m.put(WorkerConfig.OPENAI_ENDPOINT, "http://127.0.0.1:8000, http://127.0.0.1:8001,http://127.0.0.1:8002/v1");
+        WorkerConfig openai = WorkerConfig.from(Settings.of(m));
+        assertThat(openai.openaiOf(1).endpoint().toString()).isEqualTo("http://127.0.0.1:8001");
+        assertThat(openai.openaiOf(2).model()).isEqualTo(openai.openai().model());
+
+        m.put(WorkerConfig.OPENAI_ENDPOINT, "http://127.0.0.1:8000,http://127.0.0.1:8001");
+        assertThatThrownBy(() -> WorkerConfig.from(Settings.of(m))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining(WorkerConfig.OPENAI_ENDPOINT).hasMessageContaining("2 server(s)").hasMessageContaining("is 3");
+        m.put(WorkerConfig.GPUS, "65");
+        assertThatThrownBy(() -> WorkerConfig.from(Settings.of(m))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining(WorkerConfig.GPUS);
+    }
+
+    @Test
     void shouldRejectOutOfRangeNumbers() {
         Map<String, String> m = required();
         m.put(WorkerConfig.SIM_SPEED, "0");

@@ -43,6 +43,12 @@ public record OpenAiSettings(URI endpoint, String model, String apiKey, int maxC
                 DEFAULT_CACHE_SALT_FIELD);
     }
 
+    /** The same settings for another server (another GPU slot of a worker process). */
+    public OpenAiSettings withEndpoint(URI other) {
+        return new OpenAiSettings(other, model, apiKey, maxConcurrency, requestTimeoutMs, connectTimeoutMs, metricsIntervalMs,
+                rateLimitCooldownMs, cacheSaltField);
+    }
+
     public OpenAiSettings {
         Objects.requireNonNull(endpoint, "endpoint");
         Objects.requireNonNull(model, "model");

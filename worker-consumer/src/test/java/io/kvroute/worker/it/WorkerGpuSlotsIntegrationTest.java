@@ -1,0 +1,77 @@
+package io.kvroute.worker.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.kvroute.schemas.v1.ResponseEvent;
+import io.kvroute.schemas.v1.ResponseStatus;
+import io.kvroute.schemas.v1.WorkerTelemetry;
+import io.kvroute.worker.WorkerApp;
+import io.kvroute.worker.config.WorkerConfig;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One worker process serving two GPU slots from one dispatch partition, on the real broker: each slot is a worker of
+ * its own in telemetry (both owning the partition), a record runs on the slot it names, and a record naming a slot the
+ * process does not have (placed while another process owned the partition) still runs, once.
+ */
+class WorkerGpuSlotsIntegrationTest {
+    private DispatchFixture fixture;
+    private WorkerApp worker;
+
+    @BeforeEach
+    void setUp() {
+        fixture = new DispatchFixture("itg", 2, 1);
+        Map<String, String> s = fixture.workerSettings("node-a");
+        s.put(WorkerConfig.GPUS, "2");
+        s.put(WorkerConfig.TELEMETRY_INTERVAL_MS, "100");
+        s.put(WorkerConfig.SIM_SPEED, "20");
+        worker = DispatchFixture.startOwningOne(s);
+    }
+
+    @AfterEach
+    void tearDown() {
+        worker.close();
+        fixture.close();
+    }
+
+    @Test
+    void shouldRunEachRecordOnTheSlotItNamesAndPublishEverySlotsTelemetry() throws Exception {
+        await().atMost(Duration.ofSeconds(10)).until(() -> slotsOwningPartitionZero().keySet().containsAll(List.of("node-a-g0", "node-a-g1")));
+        assertThat(slotsOwningPartitionZero()).doesNotContainKey("node-a");
+
+        fixture.send(DispatchFixture.dispatched("on-g0", 5, 1, "node-a-g0"));
+        fixture.send(DispatchFixture.dispatched("on-g1", 5, 1, "node-a-g1"));
+        fixture.send(DispatchFixture.dispatched("also-g1", 5, 1, "node-a-g1"));
+        fixture.send(DispatchFixture.dispatched("placed-elsewhere", 5, 1, "node-b-g3"));
+
+        List<String> ids = List.of("on-g0", "on-g1", "also-g1", "placed-elsewhere");
+        await().atMost(Duration.ofSeconds(30)).until(() -> ids.stream().allMatch(id -> fixture.terminalsOf(id).size() == 1));
+        for (String id : ids) {
+            ResponseEvent terminal = fixture.terminalsOf(id).get(0);
+            assertThat(terminal.getTerminal().getStatus()).as(id).isEqualTo(ResponseStatus.COMPLETED);
+        }
+        assertThat(ranOn("on-g0")).isEqualTo("node-a-g0");
+        assertThat(ranOn("on-g1")).isEqualTo("node-a-g1");
+        assertThat(ranOn("also-g1")).isEqualTo("node-a-g1");
+        assertThat(ranOn("placed-elsewhere")).isIn("node-a-g0", "node-a-g1");
+        assertThat(worker.slots().size()).isEqualTo(2);
+    }
+
+    private String ranOn(String requestId) {
+        return fixture.terminalsOf(requestId).get(0).getTerminal().getWorkerId();
+    }
+
+    /** The latest telemetry of each worker id that says it owns dispatch partition 0. */
+    private Map<String, WorkerTelemetry> slotsOwningPartitionZero() {
+        return fixture.telemetry().poll().stream()
+                .filter(t -> t.getOwnedPartitions().contains(0))
+                .collect(Collectors.toMap(WorkerTelemetry::getWorkerId, t -> t, (a, b) -> b));
+    }
+}
