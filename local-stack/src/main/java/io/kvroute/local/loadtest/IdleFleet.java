@@ -6,6 +6,7 @@ import io.kvroute.schemas.v1.WorkerStatus;
 import io.kvroute.schemas.v1.WorkerTelemetry;
 import io.kvroute.worker.config.WorkerConfig;
 import io.kvroute.worker.engine.EngineStats;
+import io.kvroute.worker.engine.GpuSlots;
 import io.kvroute.worker.engine.ObservingEngine;
 import io.kvroute.worker.engine.sim.CostModel;
 import io.kvroute.worker.engine.sim.SimulatedGpuEngine;
@@ -28,7 +29,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * The telemetry of {@code W} idle workers and nothing else: no worker consumes its dispatch
  * partition, so every dispatched request stays on its topic. Each record is what a real idle
  * simulated-GPU worker publishes ({@code TelemetryPublisher}): same key (worker id
- * {@code <region>-<slot>}), region, models, pool, owned partition (its slot), the idle engine's
+ * {@code <region>-<process>}, or {@code <region>-<process>-g<i>} for a process of several GPU slots), region, models,
+ * pool, owned partition (its process's), the idle engine's
  * own snapshot seen through the worker's observing wrapper, status HEALTHY, observed now. All
  * are republished every interval for as long as this runs; on close each announces DOWN, as a
  * worker stopping cleanly does.
@@ -36,7 +38,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 public final class IdleFleet implements AutoCloseable {
     public static final long INTERVAL_MS = 250;
 
-    private record Worker(String id, String region, int slot, String pool, List<String> models) {
+    private record Worker(String id, String region, int partition, String pool, List<String> models) {
     }
 
     private final String topic;
@@ -53,18 +55,25 @@ public final class IdleFleet implements AutoCloseable {
     private final AtomicLong failed = new AtomicLong();
 
     /**
-     * @param workerSettings the settings a real worker of (region, slot) would start with
+     * @param gpusByRegion  GPU slots per region, each a worker to the router
+     * @param gpusPerWorker slots per worker process: process {@code n} of a region serves its GPUs {@code n*K ..}, owns
+     *                      dispatch partition {@code n}, and names its slots as a real worker with {@code worker.gpus} does
+     * @param workerSettings the settings a real worker process {@code n} of a region would start with
      */
-    public IdleFleet(String bootstrapServers, String topic, Map<String, Integer> slotsByRegion,
+    public IdleFleet(String bootstrapServers, String topic, Map<String, Integer> gpusByRegion, int gpusPerWorker,
                      BiFunction<String, Integer, Settings> workerSettings, Serializer<WorkerTelemetry> serializer) {
         this.topic = topic;
         this.serializer = serializer;
         WorkerConfig first = null;
-        for (Map.Entry<String, Integer> region : slotsByRegion.entrySet()) {
-            for (int slot = 0; slot < region.getValue(); slot++) {
-                WorkerConfig config = WorkerConfig.from(workerSettings.apply(region.getKey(), slot));
+        for (Map.Entry<String, Integer> region : gpusByRegion.entrySet()) {
+            int gpus = region.getValue();
+            for (int process = 0; process * gpusPerWorker < gpus; process++) {
+                WorkerConfig config = WorkerConfig.from(workerSettings.apply(region.getKey(), process));
                 first = first == null ? config : first;
-                workers.add(new Worker(config.workerId(), config.region(), slot, config.pool(), config.models()));
+                int slots = Math.min(gpusPerWorker, gpus - process * gpusPerWorker);
+                for (String slotId : GpuSlots.slotIds(config.workerId(), slots)) {
+                    workers.add(new Worker(slotId, config.region(), process, config.pool(), config.models()));
+                }
             }
         }
         this.idle = idleSnapshot(first);
@@ -113,7 +122,7 @@ public final class IdleFleet implements AutoCloseable {
                     .setWorkerId(worker.id())
                     .setRegion(worker.region())
                     .setModels(worker.models())
-                    .setOwnedPartitions(status == WorkerStatus.DOWN ? List.of() : List.of(worker.slot()))
+                    .setOwnedPartitions(status == WorkerStatus.DOWN ? List.of() : List.of(worker.partition()))
                     .setKvBlocksTotal(idle.kvBlocksTotal())
                     .setKvBlocksUsed(idle.kvBlocksUsed())
                     .setKvBlockTokens(idle.kvBlockTokens())
@@ -163,8 +172,9 @@ public final class IdleFleet implements AutoCloseable {
         }
     }
 
-    /** The settings function of {@link KvrouteServices#workerSettings}, by region name and slot. */
-    static BiFunction<String, Integer, Settings> settingsOf(KvrouteServices services, Map<String, Integer> slotsByRegion) {
-        return (region, slot) -> services.workerSettings(new io.kvroute.bench.sim.FleetSpec.Region(region, slotsByRegion.get(region), 0), slot);
+    /** The settings function of {@link KvrouteServices#workerSettings}, by region name and worker process. */
+    static BiFunction<String, Integer, Settings> settingsOf(KvrouteServices services, Map<String, Integer> processesByRegion) {
+        return (region, process) -> services.workerSettings(
+                new io.kvroute.bench.sim.FleetSpec.Region(region, processesByRegion.get(region), 0), process);
     }
 }

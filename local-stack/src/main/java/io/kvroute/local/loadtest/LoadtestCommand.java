@@ -2,6 +2,7 @@ package io.kvroute.local.loadtest;
 
 import io.kvroute.router.routing.Policies;
 import io.kvroute.schemas.topics.KvrouteTopics;
+import io.kvroute.worker.config.WorkerConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,8 +34,12 @@ public final class LoadtestCommand implements Callable<Integer> {
     int requests;
 
     @Option(names = "--workers", defaultValue = "8", description = "Idle fake workers (GPU slots), spread over us-east, eu-west and "
-            + "ap-south 2:1:1; one dispatch partition each (default: ${DEFAULT-VALUE}).")
+            + "ap-south 2:1:1 (default: ${DEFAULT-VALUE}).")
     int workers;
+
+    @Option(names = "--gpus-per-worker", defaultValue = "8", description = "GPU slots per worker process (worker.gpus), which share its one "
+            + "dispatch partition; 1: a partition per GPU (default: ${DEFAULT-VALUE}, a node of eight GPUs).")
+    int gpusPerWorker;
 
     @Option(names = "--routers", defaultValue = "1", description = "Router instances, each a separate JVM (default: ${DEFAULT-VALUE}; "
             + "at most the requests topic's " + KvrouteTopics.DEFAULT_PARTITIONS + " partitions).")
@@ -108,6 +113,7 @@ public final class LoadtestCommand implements Callable<Integer> {
     LoadtestRun.Options options() {
         between("--requests", requests, 1, Integer.MAX_VALUE - 1);
         between("--workers", workers, 1, 100_000);
+        between("--gpus-per-worker", gpusPerWorker, 1, WorkerConfig.MAX_GPUS);
         between("--routers", routers, 1, KvrouteTopics.DEFAULT_PARTITIONS);
         between("--block-tokens", blockTokens, 1, MAX_BLOCK_TOKENS);
         if (!Policies.exists(policy)) {
@@ -152,7 +158,7 @@ public final class LoadtestCommand implements Callable<Integer> {
             throw bad("--trace: cannot read " + tracePath + (trace == null ? " (give --trace, or run from the project directory)" : ""));
         }
         Path dir = workDir != null ? workDir : Path.of(".kvroute").resolve("loadtest-" + System.currentTimeMillis());
-        return new LoadtestRun.Options(requests, workers, routers, policy, rate == null ? 0 : rate, bootstrapServers, registryUrl,
+        return new LoadtestRun.Options(requests, workers, gpusPerWorker, routers, policy, rate == null ? 0 : rate, bootstrapServers, registryUrl,
                 (short) replicationFactor, dir.toAbsolutePath(), blockTokens, copy, sinkPartitions, Map.copyOf(settings), stallTimeout,
                 tracePath, commandLine(), warmupSeconds);
     }

@@ -55,13 +55,15 @@ import org.apache.kafka.common.serialization.StringSerializer;
  */
 public final class LoadtestRun {
     /**
+     * @param workers GPU slots, each a worker to the router
+     * @param gpusPerWorker GPU slots per worker process, which share its one dispatch partition
      * @param ratePerSecond 0: pre-load every request before the routers start; else offer them at this rate to running routers
      * @param bootstrapServers null: start a broker and registry of its own
      * @param copyPartitions partitions of the copy app's sink topic
      * @param settings extra router settings, key=value
      * @param warmupSeconds with a rate, the requests offered in the first this many seconds are not in the latency figures
      */
-    public record Options(int requests, int workers, int routers, String policy, double ratePerSecond, String bootstrapServers,
+    public record Options(int requests, int workers, int gpusPerWorker, int routers, String policy, double ratePerSecond, String bootstrapServers,
                           String registryUrl, short replicationFactor, Path workDir, int blockTokens, boolean copy, int copyPartitions,
                           Map<String, String> settings, Duration stallTimeout, Path trace, String commandLine, double warmupSeconds) {
         public boolean preload() {
@@ -125,8 +127,11 @@ public final class LoadtestRun {
     private LoadtestReport measure(String bootstrap, String registryUrl, String prefix, List<Long> brokerPids, boolean own)
             throws Exception {
         KvrouteTopics topics = new KvrouteTopics(prefix, KvrouteTopics.DEFAULT_PARTITIONS);
-        String fleetSpec = RegionSplit.fleetSpec(options.workers());
-        FleetSpec fleet = LocalFleet.parse(fleetSpec);
+        Map<String, Integer> gpusByRegion = RegionSplit.of(options.workers());
+        // the fleet of worker processes: one dispatch partition each, shared by its GPU slots
+        FleetSpec fleet = LocalFleet.parse(RegionSplit.spec(RegionSplit.processes(gpusByRegion, options.gpusPerWorker())));
+        String fleetSpec = RegionSplit.spec(gpusByRegion) + " GPUs, up to " + options.gpusPerWorker() + " per worker process: "
+                + fleet.gpusByRegion().values().stream().mapToInt(Integer::intValue).sum() + " dispatch partitions";
         KvrouteServices services = new KvrouteServices(bootstrap, registryUrl, topics, fleet, options.policy(), options.workDir(),
                 options.settings(), options.routers());
         String appId = services.routerSettings().string(RouterConfig.APPLICATION_ID);
@@ -157,7 +162,7 @@ public final class LoadtestRun {
             Serializer<InferenceRequest> requestSerializer = serdes.valueSerde(InferenceRequest.class).serializer();
             progress.printf("kvroute loadtest: telemetry of %d idle workers (%s) every %d ms%n", options.workers(), fleetSpec,
                     IdleFleet.INTERVAL_MS);
-            try (IdleFleet idle = new IdleFleet(bootstrap, topics.workerTelemetry().name(), fleet.gpusByRegion(),
+            try (IdleFleet idle = new IdleFleet(bootstrap, topics.workerTelemetry().name(), gpusByRegion, options.gpusPerWorker(),
                     IdleFleet.settingsOf(services, fleet.gpusByRegion()), serdes.valueSerde(WorkerTelemetry.class).serializer()).start();
                  KafkaProducer<String, byte[]> producer = requestProducer(bootstrap)) {
                 long promptChars = 0;
@@ -466,6 +471,7 @@ public final class LoadtestRun {
         setup.put("warmupRequests", options.warmupRequests());
         setup.put("requests", options.requests());
         setup.put("workers", options.workers());
+        setup.put("gpusPerWorker", options.gpusPerWorker());
         setup.put("fleet", fleetSpec);
         setup.put("dispatchPartitions", dispatchPartitions);
         setup.put("copyPartitions", options.copy() && options.preload() ? options.copyPartitions() : 0);

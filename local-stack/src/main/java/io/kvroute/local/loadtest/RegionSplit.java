@@ -44,8 +44,23 @@ public final class RegionSplit {
 
     /** The split in the local stack's fleet notation ({@code us-east=4,eu-west=2,...}). */
     public static String fleetSpec(int workers) {
+        return spec(of(workers));
+    }
+
+    /** Worker processes per region when each serves up to {@code gpusPerWorker} of the region's GPUs (the last maybe fewer). */
+    public static Map<String, Integer> processes(Map<String, Integer> gpusByRegion, int gpusPerWorker) {
+        if (gpusPerWorker < 1) {
+            throw new IllegalArgumentException("GPUs per worker must be at least 1, was " + gpusPerWorker);
+        }
+        Map<String, Integer> processes = new LinkedHashMap<>();
+        gpusByRegion.forEach((region, gpus) -> processes.put(region, (gpus + gpusPerWorker - 1) / gpusPerWorker));
+        return processes;
+    }
+
+    /** A count per region in the local stack's fleet notation. */
+    public static String spec(Map<String, Integer> byRegion) {
         StringBuilder spec = new StringBuilder();
-        of(workers).forEach((region, slots) -> spec.append(spec.isEmpty() ? "" : ",").append(region).append('=').append(slots));
+        byRegion.forEach((region, n) -> spec.append(spec.isEmpty() ? "" : ",").append(region).append('=').append(n));
         return spec.toString();
     }
 }

@@ -22,6 +22,7 @@ class LoadtestCommandTest {
         LoadtestRun.Options options = parse();
         assertThat(options.requests()).isEqualTo(50_000);
         assertThat(options.workers()).isEqualTo(8);
+        assertThat(options.gpusPerWorker()).isEqualTo(8);
         assertThat(options.routers()).isEqualTo(1);
         assertThat(options.policy()).isEqualTo("kvroute");
         assertThat(options.preload()).isTrue();
@@ -56,6 +57,7 @@ class LoadtestCommandTest {
     void shouldNameTheFlagAndTheValueOfABadNumber() {
         assertThatThrownBy(() -> parse("--requests", "0")).hasMessage("--requests must be between 1 and 2147483646, was 0");
         assertThatThrownBy(() -> parse("--workers", "-3")).hasMessageContaining("--workers").hasMessageContaining("-3");
+        assertThatThrownBy(() -> parse("--gpus-per-worker", "65")).hasMessageContaining("--gpus-per-worker").hasMessageContaining("65");
         assertThatThrownBy(() -> parse("--routers", "5")).hasMessageContaining("--routers").hasMessageContaining("was 5");
         assertThatThrownBy(() -> parse("--rate", "0")).hasMessageContaining("--rate").hasMessageContaining("0.0");
         assertThatThrownBy(() -> parse("--rate", "10", "--warmup-seconds", "-1")).hasMessageContaining("--warmup-seconds");

@@ -26,6 +26,16 @@ class RegionSplitTest {
     }
 
     @Test
+    void shouldGroupARegionsGpusIntoWorkerProcesses() {
+        Map<String, Integer> gpus = RegionSplit.of(1000);
+        assertThat(RegionSplit.processes(gpus, 8)).containsExactly(Map.entry("us-east", 63), Map.entry("eu-west", 32),
+                Map.entry("ap-south", 32));
+        assertThat(RegionSplit.processes(gpus, 1)).isEqualTo(gpus);
+        assertThat(RegionSplit.spec(RegionSplit.processes(RegionSplit.of(8), 8))).isEqualTo("us-east=1,eu-west=1,ap-south=1");
+        assertThatThrownBy(() -> RegionSplit.processes(gpus, 0)).hasMessageContaining("0");
+    }
+
+    @Test
     void shouldRefuseAnEmptyFleet() {
         assertThatThrownBy(() -> RegionSplit.of(0)).hasMessageContaining("0");
     }

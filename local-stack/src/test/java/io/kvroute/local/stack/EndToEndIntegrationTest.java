@@ -44,7 +44,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The whole path on a real broker and a real registry: client → requests → router (two instances
  * sharing the requests partitions) → dispatch → simulated-GPU workers in two regions → responses →
- * client.
+ * client. Each worker process serves two GPU slots from its one dispatch partition ({@code worker.gpus=2}), so slots
+ * share partitions as a node's GPUs do.
  */
 class EndToEndIntegrationTest {
     private static final int REQUESTS = 500;
@@ -58,7 +59,7 @@ class EndToEndIntegrationTest {
     void startServices() throws Exception {
         Path state = Files.createTempDirectory("kvroute-e2e");
         services = new KvrouteServices(TestKafka.bootstrapServers(), TestRegistry.url(), topics, fleet, "kvroute", state,
-                Map.of("worker.sim.speed", "4"), 2).start();
+                Map.of("worker.sim.speed", "4", "worker.gpus", "2"), 2).start();
         client = KvrouteClient.create(ClientConfig.of(Map.of(
                 ClientConfig.BOOTSTRAP_SERVERS, TestKafka.bootstrapServers(),
                 ClientConfig.SCHEMA_REGISTRY_URL, TestRegistry.url(),
@@ -98,6 +99,8 @@ class EndToEndIntegrationTest {
                 assertThat(completion.status()).as(completion.requestId() + ": " + completion.error()).isEqualTo(ResponseStatus.COMPLETED);
                 assertThat(completion.usage().completionTokens()).isPositive();
             }
+            assertThat(futures.stream().map(f -> f.join().workerId()).collect(java.util.stream.Collectors.toSet()))
+                    .as("both GPU slots of a worker process ran requests").contains("us-east-0-g0", "us-east-0-g1");
             await().atMost(Duration.ofSeconds(30)).until(() -> log.terminalsFor("garbage-request") == 1);
             for (CompletableFuture<Completion> future : futures) {
                 log.assertWellFormed(future.join().requestId());
