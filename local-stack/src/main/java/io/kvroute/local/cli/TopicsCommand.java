@@ -25,7 +25,7 @@ public final class TopicsCommand implements Callable<Integer> {
     @Option(names = "--partitions", defaultValue = "4", description = "Partitions of requests, decisions and responses (default: ${DEFAULT-VALUE}).")
     int partitions;
 
-    @Option(names = "--regions", required = true, description = "Regions and their GPU slots, e.g. us-east=4,eu-west=2.")
+    @Option(names = "--regions", required = true, description = "Regions and their dispatch partitions, one per worker process (a GPU slot, or a node of worker.gpus slots), e.g. us-east=4,eu-west=2.")
     String regions;
 
     @Option(names = "--replication-factor", defaultValue = "1", description = "Replication factor (default: ${DEFAULT-VALUE}).")
