@@ -9,10 +9,19 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialAlteration;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.common.Uuid;
 
 /**
@@ -26,10 +35,13 @@ import org.apache.kafka.common.Uuid;
  * <p>{@link #secured} makes it a cluster as production runs one: SASL over TLS for clients (SCRAM-SHA-512, or PLAIN
  * for the administrator the nodes also use among themselves; a certificate for 127.0.0.1 made at first start with the
  * JDK's keytool, {@link BrokerTls}), SASL on the controller listener, Kafka's KRaft authorizer, and no access without
- * an ACL except for the administrator (a super user).
+ * an ACL except for the administrator (a super user). {@link #withScramUsers} writes SCRAM users into the metadata
+ * when the storage is formatted, so they authenticate from the broker's first moment.
  */
 public final class LocalKafkaBroker implements AutoCloseable {
     private static final int CONTROLLER_ONLY_ID = 100;
+    private static final int SCRAM_ITERATIONS = 8192;
+    private static final long ADMIN_TIMEOUT_S = 30;
 
     private final Path dir;
     private final String heap;
@@ -40,6 +52,10 @@ public final class LocalKafkaBroker implements AutoCloseable {
     private BrokerTls tls;
     /** With {@link #withClientCertificates}: the port of the mutual-TLS listener of the (single) broker, else 0. */
     private int mutualTlsPort;
+    /** {@link #withScramUsers}: user to password, written at format; never printed. */
+    private final Map<String, String> scramUsers = new LinkedHashMap<>();
+    /** Whether {@link #scramUsers} are in the cluster's metadata: formatted with it, or upserted after a start. */
+    private boolean scramUsersStored;
 
     public LocalKafkaBroker(Path dir, String heap) {
         this(dir, heap, 1);
@@ -92,6 +108,32 @@ public final class LocalKafkaBroker implements AutoCloseable {
         }
         users.forEach(tls::clientKeyStore);
         mutualTlsPort = ChildJvm.freePort();
+        return this;
+    }
+
+    /**
+     * SCRAM-SHA-512 users (name to password) created when the storage is formatted: Kafka's storage tool writes their
+     * credentials into the bootstrap metadata, so they can authenticate as soon as the broker listens, with no
+     * administrator step. The passwords reach the tool through an arguments file readable by this user only, deleted
+     * once formatted, never a command line. On a directory formatted before, {@link #start()} upserts them as the
+     * administrator instead. Call after {@link #secured} and before {@link #start()}.
+     */
+    public LocalKafkaBroker withScramUsers(Map<String, String> passwordsByUser) {
+        if (admin == null) {
+            throw new IllegalStateException("SCRAM users need a secured cluster: call secured(...) first");
+        }
+        passwordsByUser.forEach((user, password) -> {
+            if (!user.matches("[A-Za-z0-9_.-]+")) {
+                throw new IllegalArgumentException("a SCRAM user is letters, digits, '_', '.' or '-', was '" + user + "'");
+            }
+            // the storage tool splits its --add-scram argument at commas and strips surrounding quotes; one argument a line
+            if (password.isEmpty() || !password.matches("[\\x21-\\x7e&&[^,\"]]+")) {
+                throw new IllegalArgumentException("the SCRAM password of " + user
+                        + " must be printable ASCII without spaces, commas or quotes (the storage tool's syntax)");
+            }
+        });
+        scramUsers.putAll(passwordsByUser);
+        scramUsersStored = false;
         return this;
     }
 
@@ -167,6 +209,9 @@ public final class LocalKafkaBroker implements AutoCloseable {
             for (Node broker : brokers) {
                 startNode(broker, clusterId, heap);
             }
+            if (!scramUsersStored && !scramUsers.isEmpty()) {
+                upsertScramUsers();
+            }
             return this;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare the Kafka directory " + dir, e);
@@ -180,6 +225,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
         Path config = writeConfig(node);
         if (!Files.exists(node.dataDir().resolve("meta.properties"))) {
             format(config, node, clusterId);
+            scramUsersStored = true;
         }
         node.process = ChildJvm.start("kafka-" + node.name(), jvmArgs(maxHeap), ChildJvm.currentClasspath(),
                 "kafka.Kafka", List.of(config.toString()), dir, dir.resolve(node.name() + ".log"));
@@ -199,23 +245,54 @@ public final class LocalKafkaBroker implements AutoCloseable {
                 "-Dlog4j2.configurationFile=" + writeLogConfig());
     }
 
-    private void format(Path config, Node node, String clusterId) {
-        ChildJvm formatter = ChildJvm.start("kafka-storage-format", jvmArgs("256m"), ChildJvm.currentClasspath(),
-                "kafka.tools.StorageTool", List.of("format", "-t", clusterId, "-c", config.toString()),
-                dir, dir.resolve("format.log"));
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (formatter.isAlive() && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                formatter.close();
-                throw new IllegalStateException("interrupted formatting Kafka storage", e);
+    private void format(Path config, Node node, String clusterId) throws IOException {
+        List<String> args = new ArrayList<>(List.of("format", "-t", clusterId, "-c", config.toString()));
+        Path log = dir.resolve("format.log");
+        // the storage tool reads "@file" as more arguments, one a line: the passwords stay off its command line
+        Path scramArgs = dir.resolve(node.name() + "-scram.args");
+        if (!scramUsers.isEmpty()) {
+            StringBuilder lines = new StringBuilder();
+            scramUsers.forEach((user, password) -> lines.append("--add-scram\n").append(ScramMechanism.SCRAM_SHA_512.mechanismName())
+                    .append("=[name=").append(user).append(",iterations=").append(SCRAM_ITERATIONS).append(",password=")
+                    .append(password).append("]\n"));
+            BrokerTls.writeSecret(scramArgs, lines.toString());
+            args.add("@" + scramArgs);
+            if (!Files.exists(log)) { // the tool prints the users' salted keys
+                BrokerTls.writeSecret(log, "");
             }
         }
-        formatter.close();
+        ChildJvm formatter = ChildJvm.start("kafka-storage-format", jvmArgs("256m"), ChildJvm.currentClasspath(),
+                "kafka.tools.StorageTool", args, dir, log);
+        try {
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (formatter.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted formatting Kafka storage", e);
+        } finally {
+            formatter.close();
+            Files.deleteIfExists(scramArgs);
+        }
         if (!Files.exists(node.dataDir().resolve("meta.properties"))) {
-            throw new IllegalStateException("formatting " + node.dataDir() + " failed; see " + dir.resolve("format.log"));
+            throw new IllegalStateException("formatting " + node.dataDir() + " failed; see " + log);
+        }
+    }
+
+    /** Creates or updates the {@link #withScramUsers} as the administrator: for a directory formatted without them. */
+    private void upsertScramUsers() {
+        List<UserScramCredentialAlteration> users = new ArrayList<>();
+        scramUsers.forEach((user, password) -> users.add(new UserScramCredentialUpsertion(user,
+                new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, SCRAM_ITERATIONS), password)));
+        try (Admin client = Admin.create(adminClientSettings())) {
+            client.alterUserScramCredentials(users).all().get(ADMIN_TIMEOUT_S, TimeUnit.SECONDS);
+            scramUsersStored = true;
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot create the SCRAM users " + scramUsers.keySet() + ": " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted creating the SCRAM users", e);
         }
     }
 
