@@ -56,6 +56,10 @@ public final class LocalKafkaBroker implements AutoCloseable {
     private final Map<String, String> scramUsers = new LinkedHashMap<>();
     /** Whether {@link #scramUsers} are in the cluster's metadata: formatted with it, or upserted after a start. */
     private boolean scramUsersStored;
+    /** {@link #withOAuthBearer}: the issuer's JWKS URL, the issuer and audience tokens must name; else null. */
+    private String oauthJwksUrl;
+    private String oauthIssuer;
+    private String oauthAudience;
 
     public LocalKafkaBroker(Path dir, String heap) {
         this(dir, heap, 1);
@@ -134,6 +138,30 @@ public final class LocalKafkaBroker implements AutoCloseable {
         });
         scramUsers.putAll(passwordsByUser);
         scramUsersStored = false;
+        return this;
+    }
+
+    /**
+     * Also accepts SASL/OAUTHBEARER on the clients' listener: a client presents a JWT from an OAuth/OIDC issuer, which
+     * the broker checks with Kafka's {@code OAuthBearerValidatorCallbackHandler}: signed by one of the issuer's keys
+     * ({@code jwksUrl}, fetched over HTTP(S) and allowed by the broker JVM's
+     * {@code org.apache.kafka.sasl.oauthbearer.allowed.urls}), not expired, its {@code iss} {@code issuer} and its
+     * {@code aud} naming {@code audience}. The principal is the token's {@code sub}. Call after {@link #secured} and
+     * before {@link #start()}.
+     */
+    public LocalKafkaBroker withOAuthBearer(String jwksUrl, String issuer, String audience) {
+        if (admin == null) {
+            throw new IllegalStateException("OAUTHBEARER needs a secured cluster: call secured(...) first");
+        }
+        if (!jwksUrl.startsWith("http://") && !jwksUrl.startsWith("https://") || jwksUrl.contains(",")) {
+            throw new IllegalArgumentException("the JWKS endpoint must be one http(s) URL, was '" + jwksUrl + "'");
+        }
+        if (issuer.isBlank() || audience.isBlank()) {
+            throw new IllegalArgumentException("OAUTHBEARER needs the issuer and the audience tokens must name");
+        }
+        this.oauthJwksUrl = jwksUrl;
+        this.oauthIssuer = issuer;
+        this.oauthAudience = audience;
         return this;
     }
 
@@ -241,8 +269,12 @@ public final class LocalKafkaBroker implements AutoCloseable {
     }
 
     private List<String> jvmArgs(String maxHeap) {
-        return List.of("-Xmx" + maxHeap, "-Xms128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-Dlog4j2.configurationFile=" + writeLogConfig());
+        List<String> args = new ArrayList<>(List.of("-Xmx" + maxHeap, "-Xms128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-Dlog4j2.configurationFile=" + writeLogConfig()));
+        if (oauthJwksUrl != null) { // Kafka 4 fetches OAuth URLs only when the JVM allows them
+            args.add("-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=" + oauthJwksUrl);
+        }
+        return args;
     }
 
     private void format(Path config, Node node, String clusterId) throws IOException {
@@ -352,17 +384,27 @@ public final class LocalKafkaBroker implements AutoCloseable {
     }
 
     /**
-     * SASL on both listeners: clients authenticate with SCRAM-SHA-512 (credentials kept in the cluster's metadata) or,
-     * the administrator only, PLAIN; nodes talk to each other as the administrator. KRaft's own authorizer, deny by
+     * SASL on both listeners: clients authenticate with SCRAM-SHA-512 (credentials kept in the cluster's metadata),
+     * OAUTHBEARER when {@link #withOAuthBearer} or, the administrator only, PLAIN; nodes talk to each other as the
+     * administrator. KRaft's own authorizer, deny by
      * default.
      */
     private void secure(Properties p) {
-        p.setProperty("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-512");
+        p.setProperty("sasl.enabled.mechanisms", oauthJwksUrl != null ? "PLAIN,SCRAM-SHA-512,OAUTHBEARER" : "PLAIN,SCRAM-SHA-512");
         p.setProperty("sasl.mechanism.inter.broker.protocol", "PLAIN");
         p.setProperty("sasl.mechanism.controller.protocol", "PLAIN");
         p.setProperty("listener.name.sasl_ssl.plain.sasl.jaas.config", admin.jaas(true));
         p.setProperty("listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
                 "org.apache.kafka.common.security.scram.ScramLoginModule required;");
+        if (oauthJwksUrl != null) {
+            p.setProperty("listener.name.sasl_ssl.oauthbearer.sasl.jaas.config",
+                    "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;");
+            p.setProperty("listener.name.sasl_ssl.oauthbearer.sasl.server.callback.handler.class",
+                    "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler");
+            p.setProperty("sasl.oauthbearer.jwks.endpoint.url", oauthJwksUrl);
+            p.setProperty("sasl.oauthbearer.expected.issuer", oauthIssuer);
+            p.setProperty("sasl.oauthbearer.expected.audience", oauthAudience);
+        }
         p.setProperty("listener.name.controller.sasl.enabled.mechanisms", "PLAIN");
         p.setProperty("listener.name.controller.plain.sasl.jaas.config", admin.jaas(true));
         p.setProperty("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
