@@ -9,19 +9,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ScramCredentialInfo;
-import org.apache.kafka.clients.admin.ScramMechanism;
-import org.apache.kafka.clients.admin.UserScramCredentialAlteration;
-import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.common.Uuid;
 
 /**
@@ -36,30 +28,21 @@ import org.apache.kafka.common.Uuid;
  * for the administrator the nodes also use among themselves; a certificate for 127.0.0.1 made at first start with the
  * JDK's keytool, {@link BrokerTls}), SASL on the controller listener, Kafka's KRaft authorizer, and no access without
  * an ACL except for the administrator (a super user). {@link #withScramUsers} writes SCRAM users into the metadata
- * when the storage is formatted, so they authenticate from the broker's first moment.
+ * when the storage is formatted, so they authenticate from the broker's first moment; {@link #withOAuthBearer} also
+ * accepts OAuth tokens of one issuer. Who may authenticate and how is {@link BrokerSecurity}'s.
  */
 public final class LocalKafkaBroker implements AutoCloseable {
     private static final int CONTROLLER_ONLY_ID = 100;
-    private static final int SCRAM_ITERATIONS = 8192;
-    private static final long ADMIN_TIMEOUT_S = 30;
 
     private final Path dir;
     private final String heap;
     private final int controllerPort;
     private final List<Node> brokers = new ArrayList<>();
     private final Node controllerOnly;
-    private BrokerAdmin admin;
-    private BrokerTls tls;
+    /** With {@link #secured}: who may authenticate and how, else null. */
+    private BrokerSecurity security;
     /** With {@link #withClientCertificates}: the port of the mutual-TLS listener of the (single) broker, else 0. */
     private int mutualTlsPort;
-    /** {@link #withScramUsers}: user to password, written at format; never printed. */
-    private final Map<String, String> scramUsers = new LinkedHashMap<>();
-    /** Whether {@link #scramUsers} are in the cluster's metadata: formatted with it, or upserted after a start. */
-    private boolean scramUsersStored;
-    /** {@link #withOAuthBearer}: the issuer's JWKS URL, the issuer and audience tokens must name; else null. */
-    private String oauthJwksUrl;
-    private String oauthIssuer;
-    private String oauthAudience;
 
     public LocalKafkaBroker(Path dir, String heap) {
         this(dir, heap, 1);
@@ -96,8 +79,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
      * clients then need {@link #adminClientSettings()} or SCRAM credentials the administrator created.
      */
     public LocalKafkaBroker secured(BrokerAdmin admin) {
-        this.admin = admin;
-        this.tls = new BrokerTls(dir.resolve("tls"));
+        this.security = new BrokerSecurity(admin, new BrokerTls(dir.resolve("tls")));
         return this;
     }
 
@@ -107,10 +89,10 @@ public final class LocalKafkaBroker implements AutoCloseable {
      * {@code User:<CN>}. Call after {@link #secured} and before the first {@link #start()}.
      */
     public LocalKafkaBroker withClientCertificates(List<String> users) {
-        if (tls == null || brokers.size() != 1) {
+        if (security == null || brokers.size() != 1) {
             throw new IllegalStateException("client certificates need a secured single-broker cluster");
         }
-        users.forEach(tls::clientKeyStore);
+        users.forEach(security.tls()::clientKeyStore);
         mutualTlsPort = ChildJvm.freePort();
         return this;
     }
@@ -123,21 +105,10 @@ public final class LocalKafkaBroker implements AutoCloseable {
      * administrator instead. Call after {@link #secured} and before {@link #start()}.
      */
     public LocalKafkaBroker withScramUsers(Map<String, String> passwordsByUser) {
-        if (admin == null) {
+        if (security == null) {
             throw new IllegalStateException("SCRAM users need a secured cluster: call secured(...) first");
         }
-        passwordsByUser.forEach((user, password) -> {
-            if (!user.matches("[A-Za-z0-9_.-]+")) {
-                throw new IllegalArgumentException("a SCRAM user is letters, digits, '_', '.' or '-', was '" + user + "'");
-            }
-            // the storage tool splits its --add-scram argument at commas and strips surrounding quotes; one argument a line
-            if (password.isEmpty() || !password.matches("[\\x21-\\x7e&&[^,\"]]+")) {
-                throw new IllegalArgumentException("the SCRAM password of " + user
-                        + " must be printable ASCII without spaces, commas or quotes (the storage tool's syntax)");
-            }
-        });
-        scramUsers.putAll(passwordsByUser);
-        scramUsersStored = false;
+        security.addScramUsers(passwordsByUser);
         return this;
     }
 
@@ -150,18 +121,10 @@ public final class LocalKafkaBroker implements AutoCloseable {
      * before {@link #start()}.
      */
     public LocalKafkaBroker withOAuthBearer(String jwksUrl, String issuer, String audience) {
-        if (admin == null) {
+        if (security == null) {
             throw new IllegalStateException("OAUTHBEARER needs a secured cluster: call secured(...) first");
         }
-        if (!jwksUrl.startsWith("http://") && !jwksUrl.startsWith("https://") || jwksUrl.contains(",")) {
-            throw new IllegalArgumentException("the JWKS endpoint must be one http(s) URL, was '" + jwksUrl + "'");
-        }
-        if (issuer.isBlank() || audience.isBlank()) {
-            throw new IllegalArgumentException("OAUTHBEARER needs the issuer and the audience tokens must name");
-        }
-        this.oauthJwksUrl = jwksUrl;
-        this.oauthIssuer = issuer;
-        this.oauthAudience = audience;
+        security.oauthBearer(jwksUrl, issuer, audience);
         return this;
     }
 
@@ -172,7 +135,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
 
     /** The client settings of {@code user} authenticating with its certificate on the mutual-TLS listener. */
     public Map<String, Object> clientCertificateSettings(String user) {
-        Map<String, Object> settings = new HashMap<>(tls.clientCertificate(user));
+        Map<String, Object> settings = new HashMap<>(security.tls().clientCertificate(user));
         settings.put("bootstrap.servers", mutualTlsBootstrapServers());
         return settings;
     }
@@ -182,12 +145,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
      * settings come on top. Empty for a plaintext cluster.
      */
     public Map<String, Object> clientTlsSettings() {
-        Map<String, Object> settings = new HashMap<>();
-        if (tls != null) {
-            settings.put("security.protocol", "SASL_SSL");
-            settings.putAll(tls.clientTrust());
-        }
-        return settings;
+        return security != null ? security.clientTlsSettings() : new HashMap<>();
     }
 
     /** The administrator's SASL/PLAIN user and password; the password is never shown by {@link #toString()}. */
@@ -211,13 +169,11 @@ public final class LocalKafkaBroker implements AutoCloseable {
 
     /** Client settings of the cluster's administrator: bootstrap servers, and SASL/PLAIN when {@link #secured}. */
     public Map<String, Object> adminClientSettings() {
+        if (security != null) {
+            return security.adminClientSettings(bootstrapServers());
+        }
         Map<String, Object> settings = new HashMap<>();
         settings.put("bootstrap.servers", bootstrapServers());
-        if (admin != null) {
-            settings.putAll(clientTlsSettings());
-            settings.put("sasl.mechanism", "PLAIN");
-            settings.put("sasl.jaas.config", admin.jaas(false));
-        }
         return settings;
     }
 
@@ -237,8 +193,8 @@ public final class LocalKafkaBroker implements AutoCloseable {
             for (Node broker : brokers) {
                 startNode(broker, clusterId, heap);
             }
-            if (!scramUsersStored && !scramUsers.isEmpty()) {
-                upsertScramUsers();
+            if (security != null) {
+                security.upsertScramUsersIfNotStored(bootstrapServers());
             }
             return this;
         } catch (IOException e) {
@@ -253,7 +209,6 @@ public final class LocalKafkaBroker implements AutoCloseable {
         Path config = writeConfig(node);
         if (!Files.exists(node.dataDir().resolve("meta.properties"))) {
             format(config, node, clusterId);
-            scramUsersStored = true;
         }
         node.process = ChildJvm.start("kafka-" + node.name(), jvmArgs(maxHeap), ChildJvm.currentClasspath(),
                 "kafka.Kafka", List.of(config.toString()), dir, dir.resolve(node.name() + ".log"));
@@ -271,8 +226,8 @@ public final class LocalKafkaBroker implements AutoCloseable {
     private List<String> jvmArgs(String maxHeap) {
         List<String> args = new ArrayList<>(List.of("-Xmx" + maxHeap, "-Xms128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-Dlog4j2.configurationFile=" + writeLogConfig()));
-        if (oauthJwksUrl != null) { // Kafka 4 fetches OAuth URLs only when the JVM allows them
-            args.add("-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=" + oauthJwksUrl);
+        if (security != null) {
+            args.addAll(security.jvmArgs());
         }
         return args;
     }
@@ -280,15 +235,11 @@ public final class LocalKafkaBroker implements AutoCloseable {
     private void format(Path config, Node node, String clusterId) throws IOException {
         List<String> args = new ArrayList<>(List.of("format", "-t", clusterId, "-c", config.toString()));
         Path log = dir.resolve("format.log");
-        // the storage tool reads "@file" as more arguments, one a line: the passwords stay off its command line
+        // the storage tool reads "@file" as more arguments: the SCRAM passwords stay off its command line
         Path scramArgs = dir.resolve(node.name() + "-scram.args");
-        if (!scramUsers.isEmpty()) {
-            StringBuilder lines = new StringBuilder();
-            scramUsers.forEach((user, password) -> lines.append("--add-scram\n").append(ScramMechanism.SCRAM_SHA_512.mechanismName())
-                    .append("=[name=").append(user).append(",iterations=").append(SCRAM_ITERATIONS).append(",password=")
-                    .append(password).append("]\n"));
-            BrokerTls.writeSecret(scramArgs, lines.toString());
-            args.add("@" + scramArgs);
+        Optional<String> scram = security != null ? security.writeScramArguments(scramArgs) : Optional.empty();
+        if (scram.isPresent()) {
+            args.add(scram.get());
             if (!Files.exists(log)) { // the tool prints the users' salted keys
                 BrokerTls.writeSecret(log, "");
             }
@@ -310,21 +261,8 @@ public final class LocalKafkaBroker implements AutoCloseable {
         if (!Files.exists(node.dataDir().resolve("meta.properties"))) {
             throw new IllegalStateException("formatting " + node.dataDir() + " failed; see " + log);
         }
-    }
-
-    /** Creates or updates the {@link #withScramUsers} as the administrator: for a directory formatted without them. */
-    private void upsertScramUsers() {
-        List<UserScramCredentialAlteration> users = new ArrayList<>();
-        scramUsers.forEach((user, password) -> users.add(new UserScramCredentialUpsertion(user,
-                new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, SCRAM_ITERATIONS), password)));
-        try (Admin client = Admin.create(adminClientSettings())) {
-            client.alterUserScramCredentials(users).all().get(ADMIN_TIMEOUT_S, TimeUnit.SECONDS);
-            scramUsersStored = true;
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("cannot create the SCRAM users " + scramUsers.keySet() + ": " + e, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted creating the SCRAM users", e);
+        if (scram.isPresent()) {
+            security.scramUsersFormatted();
         }
     }
 
@@ -335,12 +273,12 @@ public final class LocalKafkaBroker implements AutoCloseable {
         p.setProperty("node.id", Integer.toString(node.id));
         p.setProperty("controller.quorum.voters", controllerId + "@127.0.0.1:" + controllerPort);
         p.setProperty("controller.listener.names", "CONTROLLER");
-        String protocol = admin == null ? "PLAINTEXT" : "SASL_SSL";
-        p.setProperty("listener.security.protocol.map", protocol + ":" + protocol + ",CONTROLLER:" + (admin == null ? "PLAINTEXT" : "SASL_PLAINTEXT")
+        String protocol = security == null ? "PLAINTEXT" : "SASL_SSL";
+        p.setProperty("listener.security.protocol.map", protocol + ":" + protocol + ",CONTROLLER:" + (security == null ? "PLAINTEXT" : "SASL_PLAINTEXT")
                 + (mutualTlsPort > 0 ? ",MTLS:SSL" : ""));
         p.setProperty("log.dirs", node.dataDir().toString());
-        if (admin != null) {
-            secure(p);
+        if (security != null) {
+            security.brokerSettings(p);
         }
         if (node.roles.equals("controller")) {
             p.setProperty("listeners", "CONTROLLER://127.0.0.1:" + controllerPort);
@@ -375,42 +313,12 @@ public final class LocalKafkaBroker implements AutoCloseable {
         Path file = dir.resolve(node.name() + ".properties");
         StringWriter text = new StringWriter();
         p.store(text, "kvroute local stack " + node.name());
-        if (admin != null) { // it holds the admin's password
+        if (security != null) { // it holds the admin's password
             BrokerTls.writeSecret(file, text.toString());
         } else {
             Files.writeString(file, text.toString());
         }
         return file;
-    }
-
-    /**
-     * SASL on both listeners: clients authenticate with SCRAM-SHA-512 (credentials kept in the cluster's metadata),
-     * OAUTHBEARER when {@link #withOAuthBearer} or, the administrator only, PLAIN; nodes talk to each other as the
-     * administrator. KRaft's own authorizer, deny by
-     * default.
-     */
-    private void secure(Properties p) {
-        p.setProperty("sasl.enabled.mechanisms", oauthJwksUrl != null ? "PLAIN,SCRAM-SHA-512,OAUTHBEARER" : "PLAIN,SCRAM-SHA-512");
-        p.setProperty("sasl.mechanism.inter.broker.protocol", "PLAIN");
-        p.setProperty("sasl.mechanism.controller.protocol", "PLAIN");
-        p.setProperty("listener.name.sasl_ssl.plain.sasl.jaas.config", admin.jaas(true));
-        p.setProperty("listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
-                "org.apache.kafka.common.security.scram.ScramLoginModule required;");
-        if (oauthJwksUrl != null) {
-            p.setProperty("listener.name.sasl_ssl.oauthbearer.sasl.jaas.config",
-                    "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;");
-            p.setProperty("listener.name.sasl_ssl.oauthbearer.sasl.server.callback.handler.class",
-                    "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler");
-            p.setProperty("sasl.oauthbearer.jwks.endpoint.url", oauthJwksUrl);
-            p.setProperty("sasl.oauthbearer.expected.issuer", oauthIssuer);
-            p.setProperty("sasl.oauthbearer.expected.audience", oauthAudience);
-        }
-        p.setProperty("listener.name.controller.sasl.enabled.mechanisms", "PLAIN");
-        p.setProperty("listener.name.controller.plain.sasl.jaas.config", admin.jaas(true));
-        p.setProperty("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
-        p.setProperty("super.users", "User:" + admin.user());
-        tls.brokerSettings().forEach(p::setProperty);
-        p.setProperty("allow.everyone.if.no.acl.found", "false");
     }
 
     private String writeLogConfig() {
