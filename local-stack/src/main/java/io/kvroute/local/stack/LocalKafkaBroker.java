@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.Uuid;
@@ -26,7 +27,9 @@ import org.apache.kafka.common.Uuid;
  * <p>{@link #secured} makes it a cluster as production runs one: SASL over TLS for clients (SCRAM-SHA-512, or PLAIN
  * for the administrator the nodes also use among themselves; a certificate for 127.0.0.1 made at first start with the
  * JDK's keytool, {@link BrokerTls}), SASL on the controller listener, Kafka's KRaft authorizer, and no access without
- * an ACL except for the administrator (a super user).
+ * an ACL except for the administrator (a super user). {@link #withScramUsers} writes SCRAM users into the metadata
+ * when the storage is formatted, so they authenticate from the broker's first moment; {@link #withOAuthBearer} also
+ * accepts OAuth tokens of one issuer. Who may authenticate and how is {@link BrokerSecurity}'s.
  */
 public final class LocalKafkaBroker implements AutoCloseable {
     private static final int CONTROLLER_ONLY_ID = 100;
@@ -36,8 +39,8 @@ public final class LocalKafkaBroker implements AutoCloseable {
     private final int controllerPort;
     private final List<Node> brokers = new ArrayList<>();
     private final Node controllerOnly;
-    private BrokerAdmin admin;
-    private BrokerTls tls;
+    /** With {@link #secured}: who may authenticate and how, else null. */
+    private BrokerSecurity security;
     /** With {@link #withClientCertificates}: the port of the mutual-TLS listener of the (single) broker, else 0. */
     private int mutualTlsPort;
 
@@ -76,8 +79,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
      * clients then need {@link #adminClientSettings()} or SCRAM credentials the administrator created.
      */
     public LocalKafkaBroker secured(BrokerAdmin admin) {
-        this.admin = admin;
-        this.tls = new BrokerTls(dir.resolve("tls"));
+        this.security = new BrokerSecurity(admin, new BrokerTls(dir.resolve("tls")));
         return this;
     }
 
@@ -87,11 +89,42 @@ public final class LocalKafkaBroker implements AutoCloseable {
      * {@code User:<CN>}. Call after {@link #secured} and before the first {@link #start()}.
      */
     public LocalKafkaBroker withClientCertificates(List<String> users) {
-        if (tls == null || brokers.size() != 1) {
+        if (security == null || brokers.size() != 1) {
             throw new IllegalStateException("client certificates need a secured single-broker cluster");
         }
-        users.forEach(tls::clientKeyStore);
+        users.forEach(security.tls()::clientKeyStore);
         mutualTlsPort = ChildJvm.freePort();
+        return this;
+    }
+
+    /**
+     * SCRAM-SHA-512 users (name to password) created when the storage is formatted: Kafka's storage tool writes their
+     * credentials into the bootstrap metadata, so they can authenticate as soon as the broker listens, with no
+     * administrator step. The passwords reach the tool through an arguments file readable by this user only, deleted
+     * once formatted, never a command line. On a directory formatted before, {@link #start()} upserts them as the
+     * administrator instead. Call after {@link #secured} and before {@link #start()}.
+     */
+    public LocalKafkaBroker withScramUsers(Map<String, String> passwordsByUser) {
+        if (security == null) {
+            throw new IllegalStateException("SCRAM users need a secured cluster: call secured(...) first");
+        }
+        security.addScramUsers(passwordsByUser);
+        return this;
+    }
+
+    /**
+     * Also accepts SASL/OAUTHBEARER on the clients' listener: a client presents a JWT from an OAuth/OIDC issuer, which
+     * the broker checks with Kafka's {@code OAuthBearerValidatorCallbackHandler}: signed by one of the issuer's keys
+     * ({@code jwksUrl}, fetched over HTTP(S) and allowed by the broker JVM's
+     * {@code org.apache.kafka.sasl.oauthbearer.allowed.urls}), not expired, its {@code iss} {@code issuer} and its
+     * {@code aud} naming {@code audience}. The principal is the token's {@code sub}. Call after {@link #secured} and
+     * before {@link #start()}.
+     */
+    public LocalKafkaBroker withOAuthBearer(String jwksUrl, String issuer, String audience) {
+        if (security == null) {
+            throw new IllegalStateException("OAUTHBEARER needs a secured cluster: call secured(...) first");
+        }
+        security.oauthBearer(jwksUrl, issuer, audience);
         return this;
     }
 
@@ -102,7 +135,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
 
     /** The client settings of {@code user} authenticating with its certificate on the mutual-TLS listener. */
     public Map<String, Object> clientCertificateSettings(String user) {
-        Map<String, Object> settings = new HashMap<>(tls.clientCertificate(user));
+        Map<String, Object> settings = new HashMap<>(security.tls().clientCertificate(user));
         settings.put("bootstrap.servers", mutualTlsBootstrapServers());
         return settings;
     }
@@ -112,12 +145,7 @@ public final class LocalKafkaBroker implements AutoCloseable {
      * settings come on top. Empty for a plaintext cluster.
      */
     public Map<String, Object> clientTlsSettings() {
-        Map<String, Object> settings = new HashMap<>();
-        if (tls != null) {
-            settings.put("security.protocol", "SASL_SSL");
-            settings.putAll(tls.clientTrust());
-        }
-        return settings;
+        return security != null ? security.clientTlsSettings() : new HashMap<>();
     }
 
     /** The administrator's SASL/PLAIN user and password; the password is never shown by {@link #toString()}. */
@@ -141,13 +169,11 @@ public final class LocalKafkaBroker implements AutoCloseable {
 
     /** Client settings of the cluster's administrator: bootstrap servers, and SASL/PLAIN when {@link #secured}. */
     public Map<String, Object> adminClientSettings() {
+        if (security != null) {
+            return security.adminClientSettings(bootstrapServers());
+        }
         Map<String, Object> settings = new HashMap<>();
         settings.put("bootstrap.servers", bootstrapServers());
-        if (admin != null) {
-            settings.putAll(clientTlsSettings());
-            settings.put("sasl.mechanism", "PLAIN");
-            settings.put("sasl.jaas.config", admin.jaas(false));
-        }
         return settings;
     }
 
@@ -166,6 +192,9 @@ public final class LocalKafkaBroker implements AutoCloseable {
             }
             for (Node broker : brokers) {
                 startNode(broker, clusterId, heap);
+            }
+            if (security != null) {
+                security.upsertScramUsersIfNotStored(bootstrapServers());
             }
             return this;
         } catch (IOException e) {
@@ -195,27 +224,45 @@ public final class LocalKafkaBroker implements AutoCloseable {
     }
 
     private List<String> jvmArgs(String maxHeap) {
-        return List.of("-Xmx" + maxHeap, "-Xms128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-Dlog4j2.configurationFile=" + writeLogConfig());
+        List<String> args = new ArrayList<>(List.of("-Xmx" + maxHeap, "-Xms128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-Dlog4j2.configurationFile=" + writeLogConfig()));
+        if (security != null) {
+            args.addAll(security.jvmArgs());
+        }
+        return args;
     }
 
-    private void format(Path config, Node node, String clusterId) {
-        ChildJvm formatter = ChildJvm.start("kafka-storage-format", jvmArgs("256m"), ChildJvm.currentClasspath(),
-                "kafka.tools.StorageTool", List.of("format", "-t", clusterId, "-c", config.toString()),
-                dir, dir.resolve("format.log"));
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (formatter.isAlive() && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                formatter.close();
-                throw new IllegalStateException("interrupted formatting Kafka storage", e);
+    private void format(Path config, Node node, String clusterId) throws IOException {
+        List<String> args = new ArrayList<>(List.of("format", "-t", clusterId, "-c", config.toString()));
+        Path log = dir.resolve("format.log");
+        // the storage tool reads "@file" as more arguments: the SCRAM passwords stay off its command line
+        Path scramArgs = dir.resolve(node.name() + "-scram.args");
+        Optional<String> scram = security != null ? security.writeScramArguments(scramArgs) : Optional.empty();
+        if (scram.isPresent()) {
+            args.add(scram.get());
+            if (!Files.exists(log)) { // the tool prints the users' salted keys
+                BrokerTls.writeSecret(log, "");
             }
         }
-        formatter.close();
+        ChildJvm formatter = ChildJvm.start("kafka-storage-format", jvmArgs("256m"), ChildJvm.currentClasspath(),
+                "kafka.tools.StorageTool", args, dir, log);
+        try {
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (formatter.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted formatting Kafka storage", e);
+        } finally {
+            formatter.close();
+            Files.deleteIfExists(scramArgs);
+        }
         if (!Files.exists(node.dataDir().resolve("meta.properties"))) {
-            throw new IllegalStateException("formatting " + node.dataDir() + " failed; see " + dir.resolve("format.log"));
+            throw new IllegalStateException("formatting " + node.dataDir() + " failed; see " + log);
+        }
+        if (scram.isPresent()) {
+            security.scramUsersFormatted();
         }
     }
 
@@ -226,12 +273,12 @@ public final class LocalKafkaBroker implements AutoCloseable {
         p.setProperty("node.id", Integer.toString(node.id));
         p.setProperty("controller.quorum.voters", controllerId + "@127.0.0.1:" + controllerPort);
         p.setProperty("controller.listener.names", "CONTROLLER");
-        String protocol = admin == null ? "PLAINTEXT" : "SASL_SSL";
-        p.setProperty("listener.security.protocol.map", protocol + ":" + protocol + ",CONTROLLER:" + (admin == null ? "PLAINTEXT" : "SASL_PLAINTEXT")
+        String protocol = security == null ? "PLAINTEXT" : "SASL_SSL";
+        p.setProperty("listener.security.protocol.map", protocol + ":" + protocol + ",CONTROLLER:" + (security == null ? "PLAINTEXT" : "SASL_PLAINTEXT")
                 + (mutualTlsPort > 0 ? ",MTLS:SSL" : ""));
         p.setProperty("log.dirs", node.dataDir().toString());
-        if (admin != null) {
-            secure(p);
+        if (security != null) {
+            security.brokerSettings(p);
         }
         if (node.roles.equals("controller")) {
             p.setProperty("listeners", "CONTROLLER://127.0.0.1:" + controllerPort);
@@ -266,32 +313,12 @@ public final class LocalKafkaBroker implements AutoCloseable {
         Path file = dir.resolve(node.name() + ".properties");
         StringWriter text = new StringWriter();
         p.store(text, "kvroute local stack " + node.name());
-        if (admin != null) { // it holds the admin's password
+        if (security != null) { // it holds the admin's password
             BrokerTls.writeSecret(file, text.toString());
         } else {
             Files.writeString(file, text.toString());
         }
         return file;
-    }
-
-    /**
-     * SASL on both listeners: clients authenticate with SCRAM-SHA-512 (credentials kept in the cluster's metadata) or,
-     * the administrator only, PLAIN; nodes talk to each other as the administrator. KRaft's own authorizer, deny by
-     * default.
-     */
-    private void secure(Properties p) {
-        p.setProperty("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-512");
-        p.setProperty("sasl.mechanism.inter.broker.protocol", "PLAIN");
-        p.setProperty("sasl.mechanism.controller.protocol", "PLAIN");
-        p.setProperty("listener.name.sasl_ssl.plain.sasl.jaas.config", admin.jaas(true));
-        p.setProperty("listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
-                "org.apache.kafka.common.security.scram.ScramLoginModule required;");
-        p.setProperty("listener.name.controller.sasl.enabled.mechanisms", "PLAIN");
-        p.setProperty("listener.name.controller.plain.sasl.jaas.config", admin.jaas(true));
-        p.setProperty("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
-        p.setProperty("super.users", "User:" + admin.user());
-        tls.brokerSettings().forEach(p::setProperty);
-        p.setProperty("allow.everyone.if.no.acl.found", "false");
     }
 
     private String writeLogConfig() {

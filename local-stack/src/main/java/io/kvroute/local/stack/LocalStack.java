@@ -86,6 +86,7 @@ public final class LocalStack implements AutoCloseable {
             broker = new LocalKafkaBroker(dir.resolve("kafka"), "512m", kafkaPort, controllerPort);
             if (secured) {
                 broker.secured(new LocalKafkaBroker.BrokerAdmin("admin", UUID.randomUUID().toString()));
+                security = new SecuredDeployment(broker, topics, fleet);
             }
             broker.start();
             registry = ApicurioRegistry.start(dir.resolve("registry"), registryPort, keepsSchemas);
@@ -94,8 +95,7 @@ public final class LocalStack implements AutoCloseable {
             services = new KvrouteServices(broker.bootstrapServers(), registry.url(), topics, fleet, policy, dir, extraSettings,
                     routerInstances);
             if (secured) {
-                security = new SecuredDeployment(broker, topics, fleet, services.routerSettings().string("router.application.id"));
-                security.provision();
+                security.provision(services.routerSettings().string("router.application.id"));
                 services.withRoles(security.routerSettings(), security.workerSettings(), security.adminSettings());
             }
             services.start();

@@ -21,18 +21,15 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ScramCredentialInfo;
-import org.apache.kafka.clients.admin.ScramMechanism;
-import org.apache.kafka.clients.admin.UserScramCredentialAlteration;
-import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.common.acl.AclBinding;
 
 /**
  * kvroute as a production cluster would run it, on a {@link LocalKafkaBroker#secured} broker: topics per tenant, a
  * SCRAM-SHA-512 principal per role (the router, the workers, each tenant) with a random password, and exactly the ACLs
- * of {@link KvrouteAcls} for each. {@link #provision} creates users, topics and ACLs as the broker's administrator;
- * the settings methods give each role what it connects with, and {@link #writeClientProperties} a file a user can
- * hand to {@code kvroute submit} or {@code collect} as that tenant.
+ * of {@link KvrouteAcls} for each. Made before the broker starts, it hands the broker its users, created when the
+ * storage is formatted ({@link LocalKafkaBroker#withScramUsers}); {@link #provision} then creates topics and ACLs as the
+ * broker's administrator. The settings methods give each role what it connects with, and {@link #writeClientProperties}
+ * a file a user can hand to {@code kvroute submit} or {@code collect} as that tenant.
  */
 public final class SecuredDeployment {
     public static final List<String> TENANTS = List.of("acme", "globex");
@@ -43,17 +40,17 @@ public final class SecuredDeployment {
     private final LocalKafkaBroker broker;
     private final KvrouteTopics topics;
     private final FleetSpec fleet;
-    private final String routerApplicationId;
     private final Map<String, String> passwords = new LinkedHashMap<>();
 
-    public SecuredDeployment(LocalKafkaBroker broker, KvrouteTopics topics, FleetSpec fleet, String routerApplicationId) {
+    /** Gives {@code broker} (secured, not yet started) a SCRAM user with a random password for each role. */
+    public SecuredDeployment(LocalKafkaBroker broker, KvrouteTopics topics, FleetSpec fleet) {
         this.broker = broker;
         this.topics = topics;
         this.fleet = fleet;
-        this.routerApplicationId = routerApplicationId;
         for (String user : principals()) {
             passwords.put(user, UUID.randomUUID().toString());
         }
+        broker.withScramUsers(passwords);
     }
 
     private static List<String> principals() {
@@ -62,8 +59,8 @@ public final class SecuredDeployment {
         return users;
     }
 
-    /** Creates the users, every topic (the tenants' too) and the ACLs of each role. */
-    public void provision() {
+    /** Creates every topic (the tenants' too) and the ACLs of each role, the router's for {@code routerApplicationId}. */
+    public void provision(String routerApplicationId) {
         KvrouteAcls acls = new KvrouteAcls(topics.prefix(), routerApplicationId, TenantTopics.PER_TENANT);
         List<AclBinding> bindings = new ArrayList<>(acls.router("User:" + ROUTER_USER));
         for (FleetSpec.Region region : fleet.regions()) {
@@ -71,16 +68,12 @@ public final class SecuredDeployment {
         }
         TENANTS.forEach(tenant -> bindings.addAll(acls.tenant("User:" + tenant, tenant)));
         try (Admin admin = Admin.create(broker.adminClientSettings())) {
-            List<UserScramCredentialAlteration> users = new ArrayList<>();
-            passwords.forEach((user, password) -> users.add(new UserScramCredentialUpsertion(user,
-                    new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 8192), password)));
-            admin.alterUserScramCredentials(users).all().get(ADMIN_TIMEOUT_S, TimeUnit.SECONDS);
             TopicCreator creator = new TopicCreator(admin, broker.replicationFactor());
             creator.ensure(topics.all(fleet.gpusByRegion()));
             TENANTS.forEach(tenant -> creator.ensure(topics.ofTenant(tenant)));
             admin.createAcls(bindings).all().get(ADMIN_TIMEOUT_S, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("cannot provision the secured cluster's users and ACLs: " + e, e);
+            throw new IllegalStateException("cannot provision the secured cluster's topics and ACLs: " + e, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted provisioning the secured cluster", e);

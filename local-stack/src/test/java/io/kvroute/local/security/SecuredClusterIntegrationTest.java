@@ -25,6 +25,7 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -34,16 +35,15 @@ import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ScramCredentialInfo;
-import org.apache.kafka.clients.admin.ScramMechanism;
-import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.metadata.UserScramCredentialRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.metadata.bootstrap.BootstrapMetadata;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -52,8 +52,8 @@ import picocli.CommandLine;
 
 /**
  * kvroute on a cluster as production runs one: SASL on every listener, Kafka's authorizer denying what no ACL allows,
- * topics per tenant, and each role (router, worker, two tenants) its own SCRAM-SHA-512 principal with exactly the ACLs
- * {@code kvroute acls} applies. A tenant's request is served end to end; what a role may not do is refused by the
+ * topics per tenant, and each role (router, worker, two tenants) its own SCRAM-SHA-512 principal, created when the
+ * storage is formatted, with exactly the ACLs {@code kvroute acls} applies. A tenant's request is served end to end; what a role may not do is refused by the
  * broker; a tenant cannot read another's results or submit in its name.
  */
 class SecuredClusterIntegrationTest {
@@ -73,14 +73,11 @@ class SecuredClusterIntegrationTest {
 
     @BeforeAll
     static void startSecuredStack() throws Exception {
-        broker = new LocalKafkaBroker(dir.resolve("kafka"), "512m").secured(new LocalKafkaBroker.BrokerAdmin("admin", ADMIN_PASSWORD)).start();
+        broker = new LocalKafkaBroker(dir.resolve("kafka"), "512m").secured(new LocalKafkaBroker.BrokerAdmin("admin", ADMIN_PASSWORD))
+                .withScramUsers(PASSWORDS).start();
         assertThat(broker.clientTlsSettings().values()).as("what every client is given holds nothing of the administrator's")
                 .doesNotContain(ADMIN_PASSWORD);
         try (Admin admin = Admin.create(broker.adminClientSettings())) {
-            for (Map.Entry<String, String> user : PASSWORDS.entrySet()) {
-                admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(user.getKey(),
-                        new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 8192), user.getValue()))).all().get(30, TimeUnit.SECONDS);
-            }
             new TopicCreator(admin, (short) 1).ensure(TOPICS.all(Map.of(REGION, 1)));
             new TopicCreator(admin, (short) 1).ensure(TOPICS.ofTenant("acme"));
             new TopicCreator(admin, (short) 1).ensure(TOPICS.ofTenant("globex"));
@@ -109,6 +106,32 @@ class SecuredClusterIntegrationTest {
         if (broker != null) {
             broker.close();
         }
+    }
+
+    @Test
+    void shouldAuthenticateTheUsersCreatedAtFormatAndNoOther() throws Exception {
+        Path checkpoint = dir.resolve("kafka/data/__cluster_metadata-0/00000000000000000000-0000000000.checkpoint");
+        List<String> formatted = BootstrapMetadata.fromCheckpointFile(checkpoint).records().stream()
+                .filter(r -> r.message() instanceof UserScramCredentialRecord).map(r -> ((UserScramCredentialRecord) r.message()).name())
+                .toList();
+        assertThat(formatted).as("SCRAM users in the metadata the storage was formatted with").containsExactlyInAnyOrderElementsOf(PASSWORDS.keySet());
+        Map<String, Object> acmeSettings = kafkaSettings("acme");
+        acmeSettings.remove("default.api.timeout.ms"); // below an admin client's request timeout
+        try (Admin acme = Admin.create(acmeSettings)) {
+            assertThat(acme.describeCluster().clusterId().get(15, TimeUnit.SECONDS)).isNotBlank();
+        }
+        Map<String, Object> stranger = kafkaSettings("acme");
+        stranger.put("sasl.jaas.config", jaas("mallory", secret()));
+        assertThatThrownBy(() -> readOne(stranger, TOPICS.responses().name())).as("a user not created at format")
+                .isInstanceOf(org.apache.kafka.common.errors.SaslAuthenticationException.class);
+        try (var files = Files.list(dir.resolve("kafka"))) {
+            assertThat(files.map(f -> f.getFileName().toString())).as("the storage tool's arguments file is gone")
+                    .noneMatch(name -> name.endsWith(".args"));
+        }
+        Path formatLog = dir.resolve("kafka/format.log");
+        assertThat(Files.getPosixFilePermissions(formatLog)).containsExactlyInAnyOrder(PosixFilePermission.OWNER_READ,
+                PosixFilePermission.OWNER_WRITE);
+        assertThat(Files.readString(formatLog)).doesNotContain(PASSWORDS.values().toArray(String[]::new));
     }
 
     @Test
