@@ -2,6 +2,7 @@ package io.kvroute.router;
 
 import io.kvroute.platform.config.Settings;
 import io.kvroute.platform.metrics.PrometheusEndpoint;
+import io.kvroute.router.config.ProducerBatchSize;
 import io.kvroute.router.config.RouterConfig;
 import io.kvroute.router.errors.ProducerGlobalDeadLetters;
 import io.kvroute.router.metrics.RouterMetrics;
@@ -19,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Properties;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -89,7 +91,7 @@ public final class RouterApp implements AutoCloseable {
     /** Validates {@code settings}, checks the topics and starts the router; returns once started (not yet RUNNING). */
     public static RouterApp start(Settings settings) {
         RouterConfig config = RouterConfig.from(settings);
-        checkTopicsExist(config);
+        int writtenPartitions = checkTopicsExist(config);
         if (config.quotasEnabled()) {
             ensureAdmissionTopics(config);
         }
@@ -107,8 +109,10 @@ public final class RouterApp implements AutoCloseable {
                 .description("other instances' placements dropped because the routing thread fell behind").register(registry);
         KafkaRequestReader requestReader = new KafkaRequestReader(config.adminConfig(),
                 serdes.valueSerde(InferenceRequest.class).deserializer(), config.applicationId() + "-request-reader-" + instance);
+        Properties streamsProperties = config.streamsProperties();
+        ProducerBatchSize.apply(streamsProperties, writtenPartitions);
         KafkaStreams streams = new KafkaStreams(RouterTopology.build(config, serdes, metrics, globalDeadLetters, peers, instance,
-                requestReader), config.streamsProperties());
+                requestReader), streamsProperties);
         KafkaStreamsMetrics streamsMetrics = new KafkaStreamsMetrics(streams);
         streamsMetrics.bindTo(registry);
         PrometheusEndpoint endpoint;
@@ -152,7 +156,8 @@ public final class RouterApp implements AutoCloseable {
         return app;
     }
 
-    private static void checkTopicsExist(RouterConfig config) {
+    /** Fails start-up naming a missing topic; returns how many partitions the router writes, about (for its batch size). */
+    private static int checkTopicsExist(RouterConfig config) {
         KvrouteTopics topics = config.topics();
         List<String> required = new ArrayList<>(List.of(topics.requests().name(), topics.workerTelemetry().name(),
                 topics.kvEvents().name(), topics.decisions().name(), topics.responses().name(), topics.deadLetters().name(),
@@ -170,6 +175,15 @@ public final class RouterApp implements AutoCloseable {
                 throw new IllegalStateException("kvroute topics missing on " + config.bootstrapServers() + ": " + missing
                         + "; create them first (the launcher does), or check " + RouterConfig.REGIONS + " = " + config.regions());
             }
+            List<String> written = new ArrayList<>(List.of(topics.requests().name(), topics.decisions().name(), topics.responses().name()));
+            config.regions().forEach(region -> written.add(topics.dispatchTopic(region)));
+            int partitions = 0;
+            for (TopicDescription topic : admin.describeTopics(written).allTopicNames()
+                    .get(TOPIC_CHECK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).values()) {
+                partitions += topic.partitions().size();
+            }
+            // the requests topic's partitions stand for the changelogs of the router's stores, one more per store
+            return partitions + 2 * topics.requests().partitions();
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("cannot list topics on " + config.bootstrapServers() + " within "
                     + TOPIC_CHECK_TIMEOUT.toSeconds() + " s: is the broker reachable? " + e, e);
