@@ -14,6 +14,8 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -73,6 +75,8 @@ public final class RouterMetrics {
     public static final String TAG_ACTION = "action";
 
     private final MeterRegistry registry;
+    /** {@link #REQUESTS_ROUTED} by region and policy: both come from the configuration, so few. */
+    private final Map<String, Counter> routedCounters = new ConcurrentHashMap<>();
     private final BoundedTagValues tenantTags = new BoundedTagValues(MAX_TENANT_TAGS);
     private final AtomicLong parked = new AtomicLong();
     private final AtomicLong quotaWaiting = new AtomicLong();
@@ -178,7 +182,9 @@ public final class RouterMetrics {
     }
 
     public void routed(String region, String policy) {
-        registry.counter(REQUESTS_ROUTED, TAG_REGION, region, TAG_POLICY, policy).increment();
+        // once per routed request: a registry lookup builds an id and its tags each time, so keep the counters
+        routedCounters.computeIfAbsent(region + '\n' + policy,
+                k -> registry.counter(REQUESTS_ROUTED, TAG_REGION, region, TAG_POLICY, policy)).increment();
     }
 
     public void rejected(String reasonKind) {
