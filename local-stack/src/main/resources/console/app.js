@@ -123,13 +123,13 @@ function candidatesTable(d) {
       el('span', { class: 'mono candidate', text: c.workerId }), c.workerId === d.workerId ? ' (chosen)' : '')));
   const row = (label, f) => el('tr', {}, el('td', { class: 'mono', text: label }), d.candidates.map(c => num(f(c))));
   return el('table', { class: 'inner candidates' }, el('thead', {}, head), el('tbody', {},
-    row('region / slot', c => c.region + ' / ' + c.partition),
+    row('region / partition', c => c.region + ' / ' + c.partition),
     el('tr', { class: 'score' }, el('td', { text: 'score' }), d.candidates.map(c => num(fmtNum(c.score, 3)))),
     names.map(n => row(n, c => c.components[n] === undefined ? '' : fmtNum(c.components[n], 3)))));
 }
 
 function chosen(d) {
-  return d.workerId ? el('span', { class: 'mono chosen-worker', text: d.workerId + ' (' + d.region + ' slot ' + d.partition + ')' }) : '';
+  return d.workerId ? el('span', { class: 'mono chosen-worker', text: d.workerId + ' (' + d.region + ' partition ' + d.partition + ')' }) : '';
 }
 
 const openDetails = new Set();

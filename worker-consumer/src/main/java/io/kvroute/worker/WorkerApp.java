@@ -368,7 +368,8 @@ public final class WorkerApp implements AutoCloseable {
             closing = true;
         }
         try {
-            telemetry.forEach(TelemetryPublisher::close);
+            // each announces DOWN and waits for it: in parallel, so many slots do not hold up the final commit
+            telemetry.parallelStream().forEach(TelemetryPublisher::close);
             dispatch.close();
             cancellations.close();
             slots.close();

@@ -3,6 +3,7 @@ package io.kvroute.local.chaos;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.kvroute.schemas.v1.ResponseStatus;
+import io.kvroute.worker.engine.GpuSlots;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -177,7 +178,8 @@ public record ChaosReport(
     }
 
     private static boolean inSplit(TopicAudit.Terminal terminal, List<SplitTransactions.Split> splits) {
-        return terminal.workerId() != null && splits.stream().anyMatch(s -> s.owner().equals(terminal.workerId())
+        // a split transaction's owner is a worker process; its terminals name the process, or one of its GPU slots
+        return terminal.workerId() != null && splits.stream().anyMatch(s -> GpuSlots.isSlotOf(terminal.workerId(), s.owner())
                 && Math.abs(terminal.writtenAtMs() - s.startedAtMs()) <= SPLIT_WINDOW_MS);
     }
 

@@ -78,8 +78,8 @@ public final class LoadtestCommand implements Callable<Integer> {
     boolean copy;
 
     @Option(names = "--copy-partitions", description = "Partitions of the copy's sink topic (default: as many as the requests topic has, "
-            + KvrouteTopics.DEFAULT_PARTITIONS + "; --copy-partitions W copies into as many partitions as the router dispatches to, "
-            + "to see what transaction markers cost a plain app).")
+            + KvrouteTopics.DEFAULT_PARTITIONS + "; as many as the router dispatches to (W / K with --gpus-per-worker K, rounded up per region) shows "
+            + "what transaction markers cost a plain app).")
     Integer copyPartitions;
 
     @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Extra router setting, router.* or kafka.* (repeatable).")

@@ -175,7 +175,7 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
             .doubleRange(SIM_SPEED, 0.001, 1_000_000, DEFAULT_SPEED, "Simulated GPU: run faster (> 1) or slower than real time.")
             .intRange(CHUNK_TOKENS, 1, 100_000, DEFAULT_CHUNK_TOKENS, "Tokens per streamed response chunk.")
             .longRange(TELEMETRY_INTERVAL_MS, 10, 600_000, DEFAULT_TELEMETRY_INTERVAL_MS, "Telemetry period; a significant change is also sent at once.")
-            .intRange(MAX_WAITING, 1, 1_000_000, DEFAULT_MAX_WAITING, "Requests queued in the worker at most before its consumer pauses.")
+            .intRange(MAX_WAITING, 1, 1_000_000, DEFAULT_MAX_WAITING, "Requests queued on a GPU slot at most before the worker's consumer pauses (with several slots, past it on any one pauses their shared partition).")
             .longRange(COMMIT_INTERVAL_MS, 1, 10_000, DEFAULT_COMMIT_INTERVAL_MS, "How often the worker commits its transaction of results and offsets.")
             .string(METRICS_HOST, DEFAULT_METRICS_HOST, "a host name or address", "Address the metrics endpoint listens on.")
             .intRange(METRICS_PORT, -1, 65_535, DEFAULT_METRICS_PORT, "Port of the Prometheus /metrics endpoint; -1 turns it off.")
@@ -186,9 +186,9 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
             .intRange(RETRY_MAX, 0, 10, DEFAULT_RETRY_MAX, "Retries on this worker of a transient server failure (broken stream, 5xx, timeout, refused).")
             .longRange(RETRY_BACKOFF_MS, 1, 600_000, DEFAULT_RETRY_BACKOFF_MS, "Wait before the first retry; it doubles for each next one.")
             .longRange(POOL_REQUESTS_PER_MINUTE, 0, 1_000_000_000L, DEFAULT_POOL_REQUESTS_PER_MINUTE,
-                    "Requests per minute the pool behind this worker allows; beyond it requests wait and telemetry reports it rate limited; 0 = none.")
+                    "Requests per minute the pool behind each GPU slot of this worker allows; beyond it requests wait and telemetry reports it rate limited; 0 = none.")
             .longRange(POOL_TOKENS_PER_MINUTE, 0, Long.MAX_VALUE / 2, DEFAULT_POOL_TOKENS_PER_MINUTE,
-                    "Tokens (prompt + max output) per minute the pool allows; 0 = none.")
+                    "Tokens (prompt + max output) per minute the pool behind each GPU slot allows; 0 = none.")
             .string(OPENAI_ENDPOINT, null, "http:// or https:// URL with a host; one per GPU slot, comma-separated, with worker.gpus > 1",
                     "With worker.engine=openai (then required): the server's base URL, or each GPU slot's server in slot order; a trailing /v1 is dropped.")
             .stringWorkedOut(OPENAI_MODEL, "the first of worker.models", "not blank", "The model name sent to the server with every request.")

@@ -359,7 +359,7 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
                 LOG.warn("request at {}@{} could not be started: {}", tp, offset, e.toString());
                 InferenceRequest request = dispatched.getRequest();
                 ResponseEvents events = new ResponseEvents(request.getRequestId(), request.getCustomId(), runAttempt(dispatched),
-                        config.workerId(), config.region()).of(request.getTenant(), request.getModel());
+                        slots.slotFor(dispatched.getWorkerId()).workerId(), config.region()).of(request.getTenant(), request.getModel());
                 outcomes.add(Outcome.terminal(tp, offset, partition.epoch,
                         events.failed(0, "worker could not start the request: " + e.getMessage(), new EngineUsage(0, 0, 0), clock.getAsLong()),
                         null, Outcome.Kind.FAILED, -1));
@@ -775,9 +775,9 @@ public final class DispatchConsumer implements Runnable, AutoCloseable {
     }
 
     private void applyBackPressure() {
-        // the bound is per GPU slot: a process serving several waits for them together
-        int waiting = slots.waitingRequests();
-        int maxWaiting = config.maxWaiting() * slots.size();
+        // the bound is per GPU slot: past it on any slot the shared partition pauses, its other slots included
+        int waiting = slots.mostWaiting();
+        int maxWaiting = config.maxWaiting();
         if (!engineOverloaded && waiting > maxWaiting) {
             engineOverloaded = true;
         } else if (engineOverloaded && waiting < Math.max(1, maxWaiting * 3 / 4)) {

@@ -13,7 +13,8 @@ import java.util.Map;
  * one partition per process instead of per GPU, a fleet of N GPUs in K-GPU processes touches N/K partitions.
  *
  * <p>A record naming a slot this process does not have (the partition came from another process, whose slots it
- * named) runs on the slot with the fewest requests waiting. Thread-safe as the engines are.
+ * named) runs on the slot with the fewest requests waiting among those whose server can be reached. Thread-safe as
+ * the engines are.
  */
 public final class GpuSlots implements AutoCloseable {
 
@@ -49,6 +50,11 @@ public final class GpuSlots implements AutoCloseable {
         return gpus == 1 ? workerId : workerId + "-g" + gpu;
     }
 
+    /** Whether {@code slotId} is process {@code workerId} itself or one of its GPU slots ({@code <workerId>-g<i>}). */
+    public static boolean isSlotOf(String slotId, String workerId) {
+        return slotId.equals(workerId) || slotId.startsWith(workerId + "-g") && slotId.substring(workerId.length() + 2).matches("\\d+");
+    }
+
     /** The slots' ids in order, for {@code gpus} GPUs of process {@code workerId}. */
     public static List<String> slotIds(String workerId, int gpus) {
         List<String> ids = new ArrayList<>(gpus);
@@ -66,22 +72,25 @@ public final class GpuSlots implements AutoCloseable {
         return slots.size();
     }
 
-    /** The slot a record placed on {@code placedOn} runs on: that slot, or the least busy one when it is not here. */
+    /**
+     * The slot a record placed on {@code placedOn} runs on: that slot, or when it is not here the least busy reachable
+     * one (a slot whose server is down fails fast, so it would look the least busy).
+     */
     public Slot slotFor(String placedOn) {
         Slot named = placedOn == null ? null : byWorkerId.get(placedOn);
         if (named != null) {
             return named;
         }
-        Slot best = slots.get(0);
+        Slot best = null;
         int bestWaiting = Integer.MAX_VALUE;
         for (Slot slot : slots) {
             int waiting = slot.engine().waitingRequests();
-            if (waiting < bestWaiting) {
+            if (slot.engine().unreachable() == null && waiting < bestWaiting) {
                 best = slot;
                 bestWaiting = waiting;
             }
         }
-        return best;
+        return best != null ? best : slots.get(0);
     }
 
     /** Stops every attempt of {@code requestId} on whichever slot runs it. */
@@ -91,24 +100,29 @@ public final class GpuSlots implements AutoCloseable {
         }
     }
 
-    /** Requests accepted but not running yet, over every slot. */
-    public int waitingRequests() {
-        int waiting = 0;
+    /** Requests accepted but not running yet on the busiest slot: the per-slot bound {@code worker.max.waiting} is against it. */
+    public int mostWaiting() {
+        int most = 0;
         for (Slot slot : slots) {
-            waiting += slot.engine().waitingRequests();
+            most = Math.max(most, slot.engine().waitingRequests());
         }
-        return waiting;
+        return most;
     }
 
-    /** Why a slot's server cannot be reached now (the first such), or null when every one can. */
+    /**
+     * Why no slot's server can be reached now, or null while one can: a process whose other slots still serve is
+     * ready (each slot's telemetry says which are degraded).
+     */
     public String unreachable() {
+        List<String> reasons = new ArrayList<>();
         for (Slot slot : slots) {
             String why = slot.engine().unreachable();
-            if (why != null) {
-                return slots.size() == 1 ? why : slot.workerId() + ": " + why;
+            if (why == null) {
+                return null;
             }
+            reasons.add(slots.size() == 1 ? why : slot.workerId() + ": " + why);
         }
-        return null;
+        return String.join("; ", reasons);
     }
 
     @Override

@@ -12,6 +12,7 @@ class GpuSlotsTest {
     /** An engine that only counts: how many wait, and which ids it was told to cancel. */
     private static final class CountingEngine implements InferenceEngine {
         int waiting;
+        String unreachable;
         final List<String> cancelled = new ArrayList<>();
         boolean closed;
 
@@ -40,6 +41,11 @@ class GpuSlotsTest {
         }
 
         @Override
+        public String unreachable() {
+            return unreachable;
+        }
+
+        @Override
         public void close() {
             closed = true;
         }
@@ -57,7 +63,15 @@ class GpuSlotsTest {
         assertThat(slots.slotFor("n-g0").workerId()).isEqualTo("n-g0");
         assertThat(slots.slotFor("other-g7").engine()).as("not here: the one with fewest waiting").isSameAs(g1);
         assertThat(slots.slotFor(null).engine()).isSameAs(g1);
-        assertThat(slots.waitingRequests()).isEqualTo(6);
+        assertThat(slots.mostWaiting()).as("the per-slot bound is against the busiest").isEqualTo(3);
+
+        g1.unreachable = "connection refused";
+        assertThat(slots.slotFor("other-g7").engine()).as("a dead server looks idle: skipped").isSameAs(g2);
+        assertThat(slots.unreachable()).as("ready while another slot serves").isNull();
+        g0.unreachable = "down";
+        g2.unreachable = "down";
+        assertThat(slots.slotFor("other-g7").engine()).as("none reachable: the first").isSameAs(g0);
+        assertThat(slots.unreachable()).contains("n-g0: down", "n-g1: connection refused", "n-g2: down");
 
         slots.cancel("r-1");
         assertThat(List.of(g0.cancelled, g1.cancelled, g2.cancelled)).allSatisfy(c -> assertThat(c).containsExactly("r-1"));
@@ -68,6 +82,10 @@ class GpuSlotsTest {
     @Test
     void shouldNameSlotsAfterTheProcessAndRefuseTwoOfOneName() {
         assertThat(GpuSlots.slotIds("us-east-0", 1)).containsExactly("us-east-0");
+        assertThat(GpuSlots.isSlotOf("us-east-0-g3", "us-east-0")).isTrue();
+        assertThat(GpuSlots.isSlotOf("us-east-0", "us-east-0")).isTrue();
+        assertThat(GpuSlots.isSlotOf("us-east-0-gx", "us-east-0")).isFalse();
+        assertThat(GpuSlots.isSlotOf("us-east-01", "us-east-0")).isFalse();
         assertThat(GpuSlots.slotIds("us-east-0", 2)).containsExactly("us-east-0-g0", "us-east-0-g1");
         assertThatThrownBy(() -> new GpuSlots(List.of(new GpuSlots.Slot("a", new CountingEngine(0)),
                 new GpuSlots.Slot("a", new CountingEngine(0))))).hasMessageContaining("two GPU slots named a");
