@@ -61,6 +61,8 @@ public final class RouterConfig {
     public static final String MAX_STOP_STRINGS = "router.max.stop.strings";
     public static final String MAX_PREFIX_HASHES = "router.max.prefix.hashes";
     public static final String COMMIT_INTERVAL_MS = "router.commit.interval.ms";
+    public static final String COMMIT_INTERVAL_BACKLOG_MS = "router.commit.interval.backlog.ms";
+    public static final String COMMIT_BACKLOG_AFTER_MS = "router.commit.backlog.after.ms";
     public static final String STATE_DIR = "router.state.dir";
     public static final String METRICS_PORT = "router.metrics.port";
     public static final String METRICS_HOST = "router.metrics.host";
@@ -116,6 +118,8 @@ public final class RouterConfig {
     /** 16,384 blocks of 16 tokens: twice the default prompt limit. */
     public static final int DEFAULT_MAX_PREFIX_HASHES = 16_384;
     public static final long DEFAULT_COMMIT_INTERVAL_MS = 50;
+    public static final long DEFAULT_COMMIT_INTERVAL_BACKLOG_MS = DEFAULT_COMMIT_INTERVAL_MS;
+    public static final long DEFAULT_COMMIT_BACKLOG_AFTER_MS = 2_000;
     public static final int DEFAULT_METRICS_PORT = -1;
     public static final String DEFAULT_METRICS_HOST = "127.0.0.1";
     public static final long DEFAULT_PARKED_RETRY_MS = 50;
@@ -180,6 +184,10 @@ public final class RouterConfig {
                     "Telemetry claiming a dispatch partition at or past this is refused; set it to the largest dispatch topic's partition count.")
             .longRange(COMMIT_INTERVAL_MS, 1, 60_000, DEFAULT_COMMIT_INTERVAL_MS,
                     "Kafka Streams commit interval; the router always runs exactly_once_v2, so its output becomes readable at this pace.")
+            .longRange(COMMIT_INTERVAL_BACKLOG_MS, 1, 60_000, DEFAULT_COMMIT_INTERVAL_BACKLOG_MS,
+                    "The commit interval while the router is behind (see router.commit.backlog.after.ms): longer transactions carry more dispatches per partition they write, for batches on large fleets; at least router.commit.interval.ms, equal (the default) turns it off. It lengthens the latency tail at a steady rate (docs/loadtest.md).")
+            .longRange(COMMIT_BACKLOG_AFTER_MS, 1, 3_600_000, DEFAULT_COMMIT_BACKLOG_AFTER_MS,
+                    "The router is behind while the requests it routes were written at least this long before: a batch, or a backlog no short commit would help.")
             .intRange(METRICS_PORT, -1, 65_535, DEFAULT_METRICS_PORT, "Port of the Prometheus /metrics endpoint; -1 turns it off.")
             .string(METRICS_HOST, DEFAULT_METRICS_HOST, "a host name or address", "Address the metrics endpoint listens on.")
             .longRange(PARKED_RETRY_MS, 1, 60_000, DEFAULT_PARKED_RETRY_MS,
@@ -241,6 +249,8 @@ public final class RouterConfig {
     private final int maxPromptTokens;
     private final RequestValidator.Bounds requestBounds;
     private final long commitIntervalMs;
+    private final long commitIntervalBacklogMs;
+    private final long commitBacklogAfterMs;
     private final Path stateDir;
     private final int metricsPort;
     private final String metricsHost;
@@ -278,6 +288,12 @@ public final class RouterConfig {
         requestBounds = new RequestValidator.Bounds(DEFINITIONS.intValue(s, MAX_MESSAGES), DEFINITIONS.intValue(s, MAX_STOP_STRINGS),
                 DEFINITIONS.intValue(s, MAX_PREFIX_HASHES));
         commitIntervalMs = DEFINITIONS.longValue(s, COMMIT_INTERVAL_MS);
+        commitIntervalBacklogMs = DEFINITIONS.longValue(s, COMMIT_INTERVAL_BACKLOG_MS);
+        commitBacklogAfterMs = DEFINITIONS.longValue(s, COMMIT_BACKLOG_AFTER_MS);
+        if (commitIntervalBacklogMs < commitIntervalMs) {
+            throw new ConfigException(COMMIT_INTERVAL_BACKLOG_MS, Long.toString(commitIntervalBacklogMs),
+                    "must be at least " + COMMIT_INTERVAL_MS + " (" + commitIntervalMs + ")");
+        }
         stateDir = Path.of(s.string(STATE_DIR, Path.of(System.getProperty("java.io.tmpdir"), "kvroute-router-" + applicationId).toString()));
         metricsPort = DEFINITIONS.intValue(s, METRICS_PORT);
         metricsHost = s.string(METRICS_HOST);
@@ -457,7 +473,8 @@ public final class RouterConfig {
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, EXACTLY_ONCE_V2);
         p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        p.putIfAbsent(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, Long.toString(commitIntervalMs));
+        // Streams' own interval is the backlog one; caught up, the routing processor asks every router.commit.interval.ms
+        p.putIfAbsent(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, Long.toString(commitIntervalBacklogMs));
         if (tenantTopics == TenantTopics.PER_TENANT) {
             // a new tenant's topics are read from the consumer's next metadata refresh: within 30 s, not the default 5 min
             p.putIfAbsent(StreamsConfig.mainConsumerPrefix(ConsumerConfig.METADATA_MAX_AGE_CONFIG), "30000");
@@ -502,6 +519,10 @@ public final class RouterConfig {
     /** How many messages, stop strings and prefix block hashes a request may carry. */
     public RequestValidator.Bounds requestBounds() { return requestBounds; }
     public long commitIntervalMs() { return commitIntervalMs; }
+
+    public long commitIntervalBacklogMs() { return commitIntervalBacklogMs; }
+
+    public long commitBacklogAfterMs() { return commitBacklogAfterMs; }
     public Path stateDir() { return stateDir; }
     public int metricsPort() { return metricsPort; }
     public String metricsHost() { return metricsHost; }

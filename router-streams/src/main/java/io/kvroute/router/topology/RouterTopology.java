@@ -20,6 +20,7 @@ import io.kvroute.router.topology.internal.RequestIntake;
 import io.kvroute.router.topology.internal.ResponseTopics;
 import io.kvroute.router.topology.internal.ResultTracker;
 import io.kvroute.router.topology.internal.RequestReader;
+import io.kvroute.router.topology.internal.CommitPacing;
 import io.kvroute.router.topology.internal.RoutingProcessor;
 import io.kvroute.router.topology.internal.TelemetryLimits;
 import io.kvroute.router.topology.internal.TelemetryUpdater;
@@ -223,7 +224,9 @@ public final class RouterTopology {
                 () -> new RoutingProcessor(router, telemetryTopic, telemetrySerde.deserializer(),
                         new Parking(config.parkedRetryMs(), config.parkedMaxMs(), config.parkedMaxCount()),
                         Replacement.of(config.replacePatienceMs(), config.dedupRetentionMs()), metrics, fleet,
-                        fairShares, admission, peers, routerInstance, requests),
+                        fairShares, admission, peers, routerInstance, requests)
+                        .pacingCommits(config.commitIntervalBacklogMs() > config.commitIntervalMs()
+                                ? new CommitPacing(config.commitIntervalMs(), config.commitBacklogAfterMs()) : CommitPacing.NONE),
                 admission ? TopologyNames.ADMITTED_SOURCE : TopologyNames.INTAKE, TopologyNames.RESULT_TRACKER);
         topology.addStateStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TopologyNames.IN_FLIGHT_STORE),

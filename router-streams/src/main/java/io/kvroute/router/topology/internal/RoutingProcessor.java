@@ -134,6 +134,8 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
     private Cancellable forgetCheck;
     private long nextSequence;
     private long parkedCount;
+    private CommitPacing commitPacing = CommitPacing.NONE;
+    private long commitAskedAtMs;
 
     public RoutingProcessor(Router router, String telemetryTopic,
                             Deserializer<WorkerTelemetry> telemetryDeserializer, Parking parking,
@@ -213,10 +215,32 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
                 ts -> forgetAbandoned());
     }
 
+    /**
+     * How this processor asks for commits ({@link CommitPacing}); without, Streams' interval alone decides. Output of
+     * punctuations (parked requests placed, re-placements) goes with the next ask or at Streams' interval.
+     */
+    public RoutingProcessor pacingCommits(CommitPacing pacing) {
+        this.commitPacing = pacing;
+        return this;
+    }
+
     /** A request from intake (or admission), or a worker's {@link HandBack} from the result tracker. */
     @Override
     public void process(Record<String, Object> record) {
         long now = context.currentSystemTimeMs();
+        handle(record, now);
+        askForCommit(now, now - record.timestamp());
+    }
+
+    /** Asks Streams to commit soon when {@link CommitPacing} says so, for output of a request that waited {@code waitedMs}. */
+    private void askForCommit(long now, long waitedMs) {
+        if (commitPacing.shouldAsk(now, commitAskedAtMs, waitedMs)) {
+            context.commit();
+            commitAskedAtMs = now;
+        }
+    }
+
+    private void handle(Record<String, Object> record, long now) {
         if (record.value() instanceof HandBack handBack) {
             handBack(handBack, now);
             return;
