@@ -11,27 +11,22 @@ import io.kvroute.ingress.client.SubmitRequest;
 import io.kvroute.local.stack.KvrouteServices;
 import io.kvroute.local.stack.LocalKafkaBroker;
 import io.kvroute.platform.config.Settings;
-import io.kvroute.platform.kafka.TopicCreator;
 import io.kvroute.platform.kafka.acls.KvrouteAcls;
 import io.kvroute.platform.testing.TestRegistry;
 import io.kvroute.router.RouterApp;
 import io.kvroute.schemas.topics.KvrouteTopics;
-import io.kvroute.schemas.topics.TenantTopics;
 import io.kvroute.schemas.v1.ResponseStatus;
 import io.kvroute.worker.WorkerApp;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -67,15 +62,7 @@ class OAuthBearerIntegrationTest {
             try (LocalKafkaBroker broker = new LocalKafkaBroker(dir.resolve("kafka"), "512m")
                     .secured(new LocalKafkaBroker.BrokerAdmin("admin", secret()))
                     .withOAuthBearer(issuer.jwksUrl(), issuer.url(), AUDIENCE).start()) {
-                KvrouteAcls acls = new KvrouteAcls(TOPICS.prefix(), "kvroute-router", TenantTopics.PER_TENANT);
-                List<AclBinding> grants = new ArrayList<>(acls.router("User:router"));
-                grants.addAll(acls.worker("User:gpu-east", REGION, REGION + "-0"));
-                grants.addAll(acls.tenant("User:acme", "acme"));
-                try (Admin admin = Admin.create(broker.adminClientSettings())) {
-                    new TopicCreator(admin, (short) 1).ensure(TOPICS.all(Map.of(REGION, 1)));
-                    new TopicCreator(admin, (short) 1).ensure(TOPICS.ofTenant("acme"));
-                    admin.createAcls(grants).all().get(30, TimeUnit.SECONDS);
-                }
+                OneTenantDeployment.provision(broker, TOPICS, REGION);
                 FleetSpec fleet = FleetSpec.parse(REGION + "=1@2");
                 KvrouteServices local = new KvrouteServices(broker.bootstrapServers(), TestRegistry.url(), TOPICS, fleet, "kvroute",
                         dir.resolve("state"), Map.of("worker.sim.speed", "4", "kvroute.tenant.topics", "per-tenant"));
