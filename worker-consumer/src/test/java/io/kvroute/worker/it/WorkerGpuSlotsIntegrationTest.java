@@ -8,6 +8,7 @@ import io.kvroute.schemas.v1.ResponseStatus;
 import io.kvroute.schemas.v1.WorkerTelemetry;
 import io.kvroute.worker.WorkerApp;
 import io.kvroute.worker.config.WorkerConfig;
+import io.kvroute.worker.engine.InferenceEngine;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -62,6 +63,22 @@ class WorkerGpuSlotsIntegrationTest {
         assertThat(ranOn("also-g1")).isEqualTo("node-a-g1");
         assertThat(ranOn("placed-elsewhere")).isIn("node-a-g0", "node-a-g1");
         assertThat(worker.slots().size()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldCancelARunOnTheSecondSlotAndStopItInThatSlotsEngine() throws Exception {
+        fixture.send(DispatchFixture.dispatched("long-on-g1", 50_000, 1, "node-a-g1"));
+        InferenceEngine g1 = worker.slots().slotFor("node-a-g1").engine();
+        await().atMost(Duration.ofSeconds(30)).until(() -> fixture.eventsOf("long-on-g1").size() >= 2);
+        assertThat(g1.snapshot().runningRequests()).as("it runs on g1").isEqualTo(1);
+
+        fixture.cancel("long-on-g1", System.currentTimeMillis());
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> fixture.terminalsOf("long-on-g1").size() == 1);
+        ResponseEvent terminal = fixture.terminalsOf("long-on-g1").get(0);
+        assertThat(terminal.getTerminal().getStatus()).isEqualTo(ResponseStatus.CANCELLED);
+        assertThat(terminal.getTerminal().getWorkerId()).isEqualTo("node-a-g1");
+        await().atMost(Duration.ofSeconds(5)).until(() -> g1.snapshot().runningRequests() == 0 && g1.snapshot().waitingRequests() == 0);
     }
 
     private String ranOn(String requestId) {
