@@ -130,7 +130,7 @@ public final class LoadtestRun {
         Map<String, Integer> gpusByRegion = RegionSplit.of(options.workers());
         // the fleet of worker processes: one dispatch partition each, shared by its GPU slots
         FleetSpec fleet = LocalFleet.parse(RegionSplit.spec(RegionSplit.processes(gpusByRegion, options.gpusPerWorker())));
-        String fleetSpec = RegionSplit.spec(gpusByRegion) + " GPUs, up to " + options.gpusPerWorker() + " per worker process: "
+        String fleetDescription = RegionSplit.spec(gpusByRegion) + " GPUs, up to " + options.gpusPerWorker() + " per worker process: "
                 + fleet.gpusByRegion().values().stream().mapToInt(Integer::intValue).sum() + " dispatch partitions";
         KvrouteServices services = new KvrouteServices(bootstrap, registryUrl, topics, fleet, options.policy(), options.workDir(),
                 options.settings(), options.routers());
@@ -160,7 +160,7 @@ public final class LoadtestRun {
             LoadtestWorkload workload = new LoadtestWorkload(MooncakeTrace.read(options.trace(), Integer.MAX_VALUE),
                     options.blockTokens(), "lt-" + prefix + "-", Clock.systemUTC());
             Serializer<InferenceRequest> requestSerializer = serdes.valueSerde(InferenceRequest.class).serializer();
-            progress.printf("kvroute loadtest: telemetry of %d idle workers (%s) every %d ms%n", options.workers(), fleetSpec,
+            progress.printf("kvroute loadtest: telemetry of %d idle workers (%s) every %d ms%n", options.workers(), fleetDescription,
                     IdleFleet.INTERVAL_MS);
             try (IdleFleet idle = new IdleFleet(bootstrap, topics.workerTelemetry().name(), gpusByRegion, options.gpusPerWorker(),
                     IdleFleet.settingsOf(services, fleet.gpusByRegion()), serdes.valueSerde(WorkerTelemetry.class).serializer()).start();
@@ -237,7 +237,7 @@ public final class LoadtestRun {
                     if (idle.failed() > 0) {
                         notes.add(idle.failed() + " telemetry records failed to send");
                     }
-                    Map<String, Object> setup = setup(fleetSpec, dispatchPartitions.size(), promptChars, own, appId);
+                    Map<String, Object> setup = setup(fleetDescription, dispatchPartitions.size(), promptChars, own, appId);
                     return new LoadtestReport(setup, copy, route, decided[0], outcomes, List.copyOf(written.values()), latency,
                             errors, notes);
                 } finally {
@@ -460,19 +460,19 @@ public final class LoadtestRun {
         return counts;
     }
 
-    private Map<String, Object> setup(String fleetSpec, int dispatchPartitions, long promptChars, boolean own, String appId) {
+    private Map<String, Object> setup(String fleetDescription, int dispatchPartitions, long promptChars, boolean own, String appId) {
         Map<String, Object> setup = new LinkedHashMap<>();
         String mode = options.preload() ? options.requests() + " requests pre-loaded"
                 : options.requests() + " requests offered at " + Math.round(options.ratePerSecond()) + "/s";
         setup.put("summary", String.format("%s, %d idle workers (%s), %d router instance(s), policy %s, %s", mode, options.workers(),
-                fleetSpec, options.routers(), options.policy(), own ? "own KRaft broker + Apicurio registry" : "given cluster"));
+                fleetDescription, options.routers(), options.policy(), own ? "own KRaft broker + Apicurio registry" : "given cluster"));
         setup.put("command", options.commandLine());
         setup.put("mode", options.preload() ? "preload" : "rate");
         setup.put("warmupRequests", options.warmupRequests());
         setup.put("requests", options.requests());
         setup.put("workers", options.workers());
         setup.put("gpusPerWorker", options.gpusPerWorker());
-        setup.put("fleet", fleetSpec);
+        setup.put("fleet", RegionSplit.fleetSpec(options.workers()));
         setup.put("dispatchPartitions", dispatchPartitions);
         setup.put("copyPartitions", options.copy() && options.preload() ? options.copyPartitions() : 0);
         setup.put("routers", options.routers());

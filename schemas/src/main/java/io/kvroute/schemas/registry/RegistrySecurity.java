@@ -108,21 +108,10 @@ public final class RegistrySecurity {
     }
 
     private static Credential basic(Map<String, ?> config) {
-        Setting source = setting(config, BASIC_AUTH_CREDENTIALS_SOURCE, false);
-        Setting userInfo = setting(config, BASIC_AUTH_USER_INFO, true);
-        if (source == null && userInfo == null) {
-            return null;
-        }
-        if (source == null) {
-            throw new SchemaRegistryConfigException(BASIC_AUTH_CREDENTIALS_SOURCE, "",
-                    "must be " + SerdeConfig.USER_INFO + " when " + userInfo.key + " is set");
-        }
-        if (!SerdeConfig.USER_INFO.equals(source.value)) {
-            throw new SchemaRegistryConfigException(source.key, source.value, "must be " + SerdeConfig.USER_INFO
-                    + " (credentials from " + BASIC_AUTH_USER_INFO + "), the only source kvroute reads");
-        }
+        Setting userInfo = secretFromSource(config, BASIC_AUTH_CREDENTIALS_SOURCE, SerdeConfig.USER_INFO, BASIC_AUTH_USER_INFO,
+                "credentials from " + BASIC_AUTH_USER_INFO);
         if (userInfo == null) {
-            throw new SchemaRegistryConfigException(BASIC_AUTH_USER_INFO, "", "is required with " + source.key + "=" + SerdeConfig.USER_INFO);
+            return null;
         }
         int colon = userInfo.value.indexOf(':');
         if (colon <= 0) {
@@ -136,21 +125,10 @@ public final class RegistrySecurity {
     }
 
     private static Credential bearer(Map<String, ?> config) {
-        Setting source = setting(config, BEARER_AUTH_CREDENTIALS_SOURCE, false);
-        Setting token = setting(config, BEARER_AUTH_TOKEN, true);
-        if (source == null && token == null) {
-            return null;
-        }
-        if (source == null) {
-            throw new SchemaRegistryConfigException(BEARER_AUTH_CREDENTIALS_SOURCE, "",
-                    "must be " + SerdeConfig.STATIC_TOKEN + " when " + token.key + " is set");
-        }
-        if (!SerdeConfig.STATIC_TOKEN.equals(source.value)) {
-            throw new SchemaRegistryConfigException(source.key, source.value, "must be " + SerdeConfig.STATIC_TOKEN
-                    + " (the token in " + BEARER_AUTH_TOKEN + "), the only source kvroute reads");
-        }
+        Setting token = secretFromSource(config, BEARER_AUTH_CREDENTIALS_SOURCE, SerdeConfig.STATIC_TOKEN, BEARER_AUTH_TOKEN,
+                "the token in " + BEARER_AUTH_TOKEN);
         if (token == null) {
-            throw new SchemaRegistryConfigException(BEARER_AUTH_TOKEN, "", "is required with " + source.key + "=" + SerdeConfig.STATIC_TOKEN);
+            return null;
         }
         if (hasControlCharacters(token.value) || token.value.chars().anyMatch(Character::isWhitespace)) {
             throw new SchemaRegistryConfigException(token.key, "***", "must not contain spaces or control characters");
@@ -169,6 +147,30 @@ public final class RegistrySecurity {
             end++;
         }
         return url.substring(start + 2, end).contains("@");
+    }
+
+    /**
+     * The secret of a Confluent-style credential pair: {@code sourceKey} must name the one source kvroute reads
+     * ({@code source}, described as {@code sourceMeans}) and {@code secretKey} hold the secret; null when neither is set.
+     */
+    private static Setting secretFromSource(Map<String, ?> config, String sourceKey, String source, String secretKey,
+                                            String sourceMeans) {
+        Setting given = setting(config, sourceKey, false);
+        Setting secret = setting(config, secretKey, true);
+        if (given == null && secret == null) {
+            return null;
+        }
+        if (given == null) {
+            throw new SchemaRegistryConfigException(sourceKey, "", "must be " + source + " when " + secret.key + " is set");
+        }
+        if (!source.equals(given.value)) {
+            throw new SchemaRegistryConfigException(given.key, given.value, "must be " + source + " (" + sourceMeans
+                    + "), the only source kvroute reads");
+        }
+        if (secret == null) {
+            throw new SchemaRegistryConfigException(secretKey, "", "is required with " + given.key + "=" + source);
+        }
+        return secret;
     }
 
     private static boolean hasControlCharacters(String s) {
