@@ -30,7 +30,7 @@ public record Bounds(double prefixHitRateUpper, Latency ttftOracleMs) {
 
     public static Bounds compute(List<TraceRequest> trace, SimConfig config) {
         long[] oracle = new long[trace.size()];
-        double hitRate = walk(trace, config, oracle);
+        double hitRate = walk(trace, config, oracle, new int[trace.size()]);
         return new Bounds(hitRate, Latency.of(oracle));
     }
 
@@ -40,12 +40,20 @@ public record Bounds(double prefixHitRateUpper, Latency ttftOracleMs) {
      */
     static long[] oracleTtftsMs(List<TraceRequest> trace, SimConfig config) {
         long[] oracle = new long[trace.size()];
-        walk(trace, config, oracle);
+        walk(trace, config, oracle, new int[trace.size()]);
         return oracle;
     }
 
-    /** Fills {@code oracle} with each request's oracle TTFT and returns the infinite-cache hit rate. */
-    private static double walk(List<TraceRequest> trace, SimConfig config, long[] oracle) {
+    /**
+     * Fills {@code oracle} with each request's oracle TTFT and {@code leadingSeen} with how many of its leading
+     * blocks an earlier request of the trace had (what a cache holding every block seen before would hit).
+     */
+    static void oracleAndLeadingSeen(List<TraceRequest> trace, SimConfig config, long[] oracle, int[] leadingSeen) {
+        walk(trace, config, oracle, leadingSeen);
+    }
+
+    /** Fills {@code oracle} and {@code leadingSeen} (see above) and returns the infinite-cache hit rate. */
+    private static double walk(List<TraceRequest> trace, SimConfig config, long[] oracle, int[] leadingSeen) {
         // each engine in the fleet at its nearest pool: the only candidates for a request's best
         Map<EngineProfile, Long> nearest = new LinkedHashMap<>();
         for (FleetSpec.Pool pool : config.fleet().pools()) {
@@ -81,6 +89,7 @@ public record Bounds(double prefixHitRateUpper, Latency ttftOracleMs) {
                 best = Math.min(best, network[e] + idlePrefillMs(engines[e].costModel(), engines[e].limits(), r, leading));
             }
             oracle[i] = best;
+            leadingSeen[i] = leading;
             for (long block : blocks) {
                 seen.add(block);
             }

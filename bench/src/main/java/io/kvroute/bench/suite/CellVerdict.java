@@ -24,15 +24,21 @@ import java.util.List;
  * @param p50Slacks     per seed, kvroute's p50 excess - the lowest baseline p50 excess, ms
  * @param hitShares     per seed, kvroute's hit rate / the bound (NaN without prefix information)
  * @param bestBaselines per seed, the baseline with the lowest p99 excess
+ * @param idealP99ExcessMs per seed, the p99 excess of {@link io.kvroute.bench.sim.IdealBalancer} on the same requests:
+ *                      not a criterion, it says how low placement alone could take the tail
  */
 public record CellVerdict(List<Double> p99Ratios, List<Double> p50Slacks, List<Double> hitShares, List<String> bestBaselines,
-                          boolean allCompleted, boolean hasPrefixes) {
+                          boolean allCompleted, boolean hasPrefixes, List<Double> idealP99ExcessMs, List<Double> idealRatios) {
     public static final double P99_MEDIAN_RATIO = 0.6;
     public static final double P99_WORST_RATIO = 0.8;
     public static final double P50_SLACK_MS = 5.0;
     public static final double HIT_SHARE = 0.9;
 
-    public static CellVerdict of(List<BenchReport> runs, boolean hasPrefixes) {
+    public static CellVerdict of(List<BenchReport> runs, boolean hasPrefixes, List<Double> idealP99ExcessMs) {
+        if (idealP99ExcessMs.size() != runs.size()) {
+            throw new IllegalArgumentException("one ideal balancer p99 per run, got " + idealP99ExcessMs.size() + " for " + runs.size());
+        }
+        List<Double> idealRatios = new ArrayList<>();
         List<Double> ratios = new ArrayList<>();
         List<Double> slacks = new ArrayList<>();
         List<Double> hits = new ArrayList<>();
@@ -48,13 +54,14 @@ public record CellVerdict(List<Double> p99Ratios, List<Double> p50Slacks, List<D
             PolicyResult bestP99 = baselines.stream().min(Comparator.comparingDouble(r -> r.ttftExcessMs().p99())).orElseThrow();
             double bestP50 = baselines.stream().mapToDouble(r -> r.ttftExcessMs().p50()).min().orElseThrow();
             ratios.add(ratio(kvroute.ttftExcessMs().p99(), bestP99.ttftExcessMs().p99()));
+            idealRatios.add(ratio(idealP99ExcessMs.get(ratios.size() - 1), bestP99.ttftExcessMs().p99()));
             slacks.add(kvroute.ttftExcessMs().p50() - bestP50);
             double bound = run.bounds().prefixHitRateUpper();
             hits.add(hasPrefixes && bound > 0 ? kvroute.prefixHitRate() / bound : Double.NaN);
             best.add(bestP99.policy());
             completed &= kvroute.completed() == run.requests();
         }
-        return new CellVerdict(ratios, slacks, hits, best, completed, hasPrefixes);
+        return new CellVerdict(ratios, slacks, hits, best, completed, hasPrefixes, List.copyOf(idealP99ExcessMs), idealRatios);
     }
 
     /** {@code a / b}, with 0 / 0 = 1: a baseline that adds nothing is matched only by adding nothing too. */
@@ -71,6 +78,10 @@ public record CellVerdict(List<Double> p99Ratios, List<Double> p50Slacks, List<D
 
     public double worstP99Ratio() {
         return p99Ratios.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+    }
+
+    public double medianIdealRatio() {
+        return median(idealRatios);
     }
 
     public double medianP50Slack() {

@@ -8,6 +8,8 @@ import io.kvroute.bench.report.JsonReport;
 import io.kvroute.bench.sim.Bounds;
 import io.kvroute.bench.sim.EngineProfile;
 import io.kvroute.bench.sim.FleetSpec;
+import io.kvroute.bench.sim.IdealBalancer;
+import io.kvroute.bench.sim.Latency;
 import io.kvroute.bench.sim.PolicyResult;
 import io.kvroute.bench.sim.SimConfig;
 import io.kvroute.bench.sim.Simulator;
@@ -108,11 +110,14 @@ public final class Suite {
                         100 * target, scale, 100 * calibration.busy(scale));
                 progress.flush();
                 List<BenchReport> runs = new ArrayList<>();
+                List<Double> idealP99s = new ArrayList<>();
                 for (long seed : seeds) {
-                    runs.add(run(workload, seed, scale));
+                    List<TraceRequest> requests = Traces.scaleLoad(workload.requests().apply(seed), scale);
+                    runs.add(run(workload, requests, seed, scale));
+                    idealP99s.add(idealP99(requests, base.withSeed(seed)));
                 }
                 cells.add(new Cell(workload.name(), target, scale, calibration.busy(scale), runs,
-                        CellVerdict.of(runs, workload.hasPrefixes())));
+                        CellVerdict.of(runs, workload.hasPrefixes(), idealP99s)));
                 if (workload.name().equals("tenants") && Double.isNaN(tenantsLowestScale)) {
                     tenantsLowestScale = scale;
                 }
@@ -124,9 +129,8 @@ public final class Suite {
         return new Result(cells, check, skipped);
     }
 
-    private BenchReport run(SuiteWorkload workload, long seed, double scale) {
+    private BenchReport run(SuiteWorkload workload, List<TraceRequest> requests, long seed, double scale) {
         SimConfig config = base.withSeed(seed);
-        List<TraceRequest> requests = Traces.scaleLoad(workload.requests().apply(seed), scale);
         Map<String, PolicyResult> results = Simulator.runAll(policies, requests, config, threads);
         BenchReport report = new BenchReport(workload.name(), workload.name(), requests.size(), config.fleet().toString(),
                 config.engine().name(), scale, seed, config.sloMs(), config.routing().candidateSampleSize(), results,
@@ -139,6 +143,15 @@ public final class Suite {
                 best.ttftExcessMs().p99());
         progress.flush();
         return report;
+    }
+
+    /** The idealised balancer's p99 excess, in the order of the three that gives the lowest. */
+    static double idealP99(List<TraceRequest> requests, SimConfig config) {
+        double lowest = Double.POSITIVE_INFINITY;
+        for (IdealBalancer.Order order : IdealBalancer.Order.values()) {
+            lowest = Math.min(lowest, Latency.of(IdealBalancer.excessMs(requests, config, order)).p99());
+        }
+        return lowest;
     }
 
     /** kvroute on {@link #MIXED_FLEET} at the tenants workload's lowest load, from each starting profile. */
@@ -167,16 +180,17 @@ public final class Suite {
     /** The verdict table: a row per workload and load, then the profile check and the overall verdict. */
     public static String table(Result result) {
         StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT, "%-13s %5s %8s %6s %18s %12s %10s %-20s %s%n", "workload", "busy", "scale", "rr",
-                "p99 excess ratio", "p50 slack", "hit/bound", "best baseline (p99)", "verdict"));
-        out.append(String.format(Locale.ROOT, "%-13s %5s %8s %6s %18s %12s %10s %-20s %s%n", "", "", "", "busy",
-                "median / worst", "median ms", "median", "most seeds", ""));
-        out.append("(busy: round-robin's share of GPU time in steps while requests arrive, target and found)\n");
+        out.append(String.format(Locale.ROOT, "%-13s %5s %8s %6s %18s %8s %12s %10s %-20s %s%n", "workload", "busy", "scale", "rr",
+                "p99 excess ratio", "ideal", "p50 slack", "hit/bound", "best baseline (p99)", "verdict"));
+        out.append(String.format(Locale.ROOT, "%-13s %5s %8s %6s %18s %8s %12s %10s %-20s %s%n", "", "", "", "busy",
+                "median / worst", "median", "median ms", "median", "most seeds", ""));
+        out.append("(busy: round-robin's share of GPU time in steps while requests arrive, target and found;\n"
+                + " ideal: an idealised balancer's p99 excess over the best baseline's, in the best of three orders: how low placement could go)\n");
         for (Cell c : result.cells()) {
             CellVerdict v = c.verdict();
-            out.append(String.format(Locale.ROOT, "%-13s %4.0f%% %8.3g %5.1f%% %8.2f / %-7.2f %12.1f %10s %-20s %s%n", c.workload(),
+            out.append(String.format(Locale.ROOT, "%-13s %4.0f%% %8.3g %5.1f%% %8.2f / %-7.2f %8.2f %12.1f %10s %-20s %s%n", c.workload(),
                     100 * c.busyTarget(), c.loadScale(), 100 * c.busyAtScale(), v.medianP99Ratio(), v.worstP99Ratio(),
-                    v.medianP50Slack(), v.hasPrefixes() ? String.format(Locale.ROOT, "%.0f %%", 100 * v.medianHitShare()) : "-",
+                    v.medianIdealRatio(), v.medianP50Slack(), v.hasPrefixes() ? String.format(Locale.ROOT, "%.0f %%", 100 * v.medianHitShare()) : "-",
                     mostCommon(v.bestBaselines()), v.passed() ? "MET" : "NOT MET (" + failures(v) + ")"));
         }
         ProfileCheck p = result.profileCheck();
@@ -234,6 +248,8 @@ public final class Suite {
                 v.hitShares().forEach(r -> node.withArray("hit_share_of_bound_by_seed").add(r));
             }
             v.bestBaselines().forEach(b -> node.withArray("best_p99_baseline_by_seed").add(b));
+            v.idealP99ExcessMs().forEach(r -> node.withArray("ideal_balancer_p99_excess_ms_by_seed").add(r));
+            v.idealRatios().forEach(r -> node.withArray("ideal_balancer_p99_excess_ratio_by_seed").add(r));
             node.put("passed", v.passed());
             ArrayNode runs = node.putArray("runs");
             c.runs().forEach(r -> runs.add(JsonReport.toJson(r)));
