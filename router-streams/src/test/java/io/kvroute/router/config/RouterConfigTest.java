@@ -48,6 +48,7 @@ class RouterConfigTest {
         assertThat(config.commitIntervalMs()).as("asked for while caught up").isEqualTo(50);
         assertThat(config.commitBacklogAfterMs()).as("behind once requests waited this long").isEqualTo(2_000);
         assertThat(streams.getProperty("application.id")).isEqualTo("kvroute-router");
+        assertThat(streams.getProperty("max.task.idle.ms")).as("no waiting to interleave independent inputs").isEqualTo("-1");
     }
 
     @Test
