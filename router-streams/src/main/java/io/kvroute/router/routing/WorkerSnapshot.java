@@ -47,7 +47,7 @@ public record WorkerSnapshot(
         ObservedWork observed) {
 
     public WorkerSnapshot {
-        Objects.requireNonNull(workerId, "workerId");
+        workerId = WorkerIds.canonical(Objects.requireNonNull(workerId, "workerId"));
         Objects.requireNonNull(region, "region");
         models = Set.copyOf(models);
         ownedPartitions = List.copyOf(ownedPartitions);

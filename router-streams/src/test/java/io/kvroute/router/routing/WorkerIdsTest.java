@@ -45,4 +45,19 @@ class WorkerIdsTest {
         assertThat(WorkerIds.name(id)).isEqualTo("same-worker");
         assertThat(WorkerIds.find("never-seen-worker")).isEqualTo(-1);
     }
+
+    @Test
+    void shouldGiveEverySnapshotOfAWorkerTheSameIdStringWhileTheNamesGrow() {
+        // new String instances, as each decoded telemetry record brings; enough new ids to grow the names array
+        List<String> first = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            String name = new String("canonical-" + i);
+            first.add(WorkerIds.canonical(name));
+            assertThat(first.get(i)).isEqualTo(name);
+        }
+        for (int i = 0; i < 500; i++) {
+            WorkerSnapshot later = Fleet.worker(new String("canonical-" + i)).build();
+            assertThat(later.workerId()).as("the instance kept for canonical-%d", i).isSameAs(first.get(i));
+        }
+    }
 }
