@@ -26,6 +26,7 @@ import picocli.CommandLine.Spec;
 public final class LoadtestCommand implements Callable<Integer> {
     static final String MOONCAKE = "mooncake_fast25_synthetic/synthetic_trace.jsonl";
     static final int MAX_BLOCK_TOKENS = 512;
+    static final int MAX_REPEAT = 20;
 
     @Spec
     CommandSpec spec;
@@ -97,13 +98,34 @@ public final class LoadtestCommand implements Callable<Integer> {
             + "(default: the project's traces/" + MOONCAKE + ").")
     Path trace;
 
+    @Option(names = "--repeat", defaultValue = "1", description = "Run the whole test this many times in a row, each with its "
+            + "own broker and copy (work dir run-1, run-2, ...), and print each run's figures and their medians: between runs of one "
+            + "command on a shared machine the ratio moves by a fifth (default: ${DEFAULT-VALUE}).")
+    int repeat;
+
     @Override
     public Integer call() throws Exception {
         LoadtestRun.Options options = options();
-        LoadtestReport report = new LoadtestRun(options, System.err).run();
-        report.printTable(System.out);
+        if (repeat == 1) {
+            LoadtestReport report = new LoadtestRun(options, System.err).run();
+            report.printTable(System.out);
+            if (json != null) {
+                report.writeJson(json);
+                System.out.println("report written to " + json);
+            }
+            return 0;
+        }
+        List<LoadtestReport> runs = new java.util.ArrayList<>();
+        for (int i = 1; i <= repeat; i++) {
+            System.err.printf("kvroute loadtest: run %d of %d%n", i, repeat);
+            LoadtestReport report = new LoadtestRun(options.inRun(i), System.err).run();
+            report.printTable(System.out);
+            runs.add(report);
+        }
+        LoadtestSeries series = new LoadtestSeries(runs);
+        series.printSummary(System.out);
         if (json != null) {
-            report.writeJson(json);
+            series.writeJson(json);
             System.out.println("report written to " + json);
         }
         return 0;
@@ -150,6 +172,7 @@ public final class LoadtestCommand implements Callable<Integer> {
                 throw bad("--set " + key + " is the load test's own (use --policy, --workers), was '" + key + "=" + value + "'");
             }
         });
+        between("--repeat", repeat, 1, MAX_REPEAT);
         if (!(warmupSeconds >= 0)) {
             throw bad("--warmup-seconds must be 0 or more, was " + warmupSeconds);
         }

@@ -213,8 +213,12 @@ public final class LoadtestReport {
     }
 
     public void writeJson(Path path) {
+        writeJson(path, toMap());
+    }
+
+    static void writeJson(Path path, Map<String, Object> json) {
         try {
-            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(path.toFile(), toMap());
+            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(path.toFile(), json);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + path + ": " + e.getMessage(), e);
         }

@@ -64,6 +64,15 @@ class LoadtestCommandTest {
         assertThatThrownBy(() -> parse("--block-tokens", "600")).hasMessageContaining("--block-tokens").hasMessageContaining("600");
         assertThatThrownBy(() -> parse("--copy-partitions", "0")).hasMessageContaining("--copy-partitions").hasMessageContaining("was 0");
         assertThatThrownBy(() -> parse("--stall-timeout", "PT0S")).hasMessageContaining("--stall-timeout");
+        assertThatThrownBy(() -> parse("--repeat", "0")).hasMessage("--repeat must be between 1 and 20, was 0");
+    }
+
+    @Test
+    void shouldGiveEachRunOfASeriesItsOwnWorkDirectory() {
+        LoadtestRun.Options options = parse("--work-dir", "/tmp/x", "--repeat", "3", "--requests", "1500");
+        assertThat(options.inRun(2).workDir()).isEqualTo(Path.of("/tmp/x/run-2"));
+        assertThat(options.inRun(2).requests()).isEqualTo(1500);
+        assertThat(options.inRun(2).commandLine()).isEqualTo(options.commandLine());
     }
 
     @Test
