@@ -158,6 +158,7 @@ public final class WorkerApp implements AutoCloseable {
             telemetry.forEach(TelemetryPublisher::start);
             // started last: once it polls, only its own thread may touch the consumer
             new Thread(dispatch, "dispatch-" + config.workerId()).start();
+            config.slotIdClash().ifPresent(LOG::warn);
             if (config.openai() != null) {
                 LOG.info("worker {} started in region {} (group {}, engine openai at {}, model {}, max concurrency {})",
                         config.workerId(), config.region(), config.groupId(), config.openai().endpoint(),

@@ -16,7 +16,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A worker's settings, read once from {@link Settings} and validated eagerly: a bad value fails
@@ -47,6 +50,7 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
     public static final String WORKER_ID = "worker.id";
     public static final String GPUS = "worker.gpus";
     public static final int MAX_GPUS = 64;
+    private static final Pattern SLOT_ID = Pattern.compile("(.+)-g(\\d+)");
     public static final String REGION = "worker.region";
     public static final String MODELS = "worker.models";
     public static final String ENGINE = "worker.engine";
@@ -296,6 +300,21 @@ public record WorkerConfig(String bootstrapServers, String schemaRegistryUrl, St
     /** The worker ids of this process's GPU slots ({@link GpuSlots#slotIds}). */
     public List<String> slotIds() {
         return GpuSlots.slotIds(workerId, gpus);
+    }
+
+    /**
+     * A warning when {@code worker.id} reads like a GPU slot's id ({@code <id>-g<i>}): a process named by the part
+     * before it with {@code worker.gpus} above that index would publish telemetry under the same id, and the router
+     * would take the two for one worker. Not refused, as it only bites when such a process runs.
+     */
+    public Optional<String> slotIdClash() {
+        Matcher slot = SLOT_ID.matcher(workerId);
+        if (!slot.matches()) {
+            return Optional.empty();
+        }
+        return Optional.of(WORKER_ID + " '" + workerId + "' ends like a GPU slot id: a worker '" + slot.group(1) + "' with "
+                + GPUS + " above " + slot.group(2) + " would publish a slot '" + workerId + "' too, and the router would take the "
+                + "two for one worker; name workers so that none ends in -g<digits>");
     }
 
     private static OpenAiSettings openAi(Settings s, List<String> models, URI uri) {

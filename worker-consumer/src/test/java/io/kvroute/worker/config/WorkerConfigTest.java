@@ -162,6 +162,17 @@ class WorkerConfigTest {
     }
 
     @Test
+    void shouldWarnOfAWorkerIdThatReadsLikeAnotherProcessesGpuSlot() {
+        assertThat(WorkerConfig.from(Settings.of(required())).slotIdClash()).isEmpty();
+        Map<String, String> m = required();
+        m.put(WorkerConfig.WORKER_ID, "node-a-g1");
+        assertThat(WorkerConfig.from(Settings.of(m)).slotIdClash()).hasValueSatisfying(warning -> assertThat(warning)
+                .contains("worker.id 'node-a-g1'").contains("a worker 'node-a' with worker.gpus above 1"));
+        m.put(WorkerConfig.WORKER_ID, "gpu-box-7");
+        assertThat(WorkerConfig.from(Settings.of(m)).slotIdClash()).as("-g needs digits right after it").isEmpty();
+    }
+
+    @Test
     void shouldNameEachGpuSlotAfterTheProcessAndTakeAServerPerSlot() {
         assertThat(WorkerConfig.from(Settings.of(required())).slotIds()).containsExactly("w-1");
 
