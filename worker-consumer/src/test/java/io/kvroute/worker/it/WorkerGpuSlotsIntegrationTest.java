@@ -3,6 +3,7 @@ package io.kvroute.worker.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.kvroute.schemas.topics.RunAttempt;
 import io.kvroute.schemas.v1.ResponseEvent;
 import io.kvroute.schemas.v1.ResponseStatus;
 import io.kvroute.schemas.v1.WorkerTelemetry;
@@ -20,7 +21,8 @@ import org.junit.jupiter.api.Test;
 /**
  * One worker process serving two GPU slots from one dispatch partition, on the real broker: each slot is a worker of
  * its own in telemetry (both owning the partition), a record runs on the slot it names, and a record naming a slot the
- * process does not have (placed while another process owned the partition) still runs, once.
+ * process does not have (placed while another process owned the partition) still runs, once; a cancel or a
+ * re-placement marker stops the run on the slot it runs on.
  */
 class WorkerGpuSlotsIntegrationTest {
     private DispatchFixture fixture;
@@ -79,6 +81,29 @@ class WorkerGpuSlotsIntegrationTest {
         assertThat(terminal.getTerminal().getStatus()).isEqualTo(ResponseStatus.CANCELLED);
         assertThat(terminal.getTerminal().getWorkerId()).isEqualTo("node-a-g1");
         await().atMost(Duration.ofSeconds(5)).until(() -> g1.snapshot().runningRequests() == 0 && g1.snapshot().waitingRequests() == 0);
+    }
+
+    @Test
+    void shouldStopAVoidedRunOnTheSecondSlotAndRunTheNewerAttemptOnTheSlotItNames() throws Exception {
+        fixture.send(DispatchFixture.dispatched("moved-from-g1", 50_000, 1, "node-a-g1"));
+        InferenceEngine g1 = worker.slots().slotFor("node-a-g1").engine();
+        await().atMost(Duration.ofSeconds(30)).until(() -> fixture.eventsOf("moved-from-g1").size() >= 2);
+
+        fixture.supersede("moved-from-g1", 2);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> g1.snapshot().runningRequests() == 0);
+        int streamed = fixture.eventsOf("moved-from-g1").size();
+        fixture.send(DispatchFixture.dispatched("moved-from-g1", 5, 2, "node-a-g0"));
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> fixture.terminalsOf("moved-from-g1").size() == 1);
+        ResponseEvent terminal = fixture.terminalsOf("moved-from-g1").get(0);
+        assertThat(terminal.getTerminal().getStatus()).isEqualTo(ResponseStatus.COMPLETED);
+        assertThat(terminal.getTerminal().getWorkerId()).as("the newer attempt runs where it was placed").isEqualTo("node-a-g0");
+        assertThat(RunAttempt.dispatchAttemptOf(terminal.getAttempt())).isEqualTo(2);
+        assertThat(fixture.eventsOf("moved-from-g1").subList(0, streamed)).allSatisfy(e -> {
+            assertThat(e.getTerminal()).as("the voided run on g1 wrote no result").isNull();
+            assertThat(RunAttempt.dispatchAttemptOf(e.getAttempt())).isEqualTo(1);
+        });
     }
 
     private String ranOn(String requestId) {
