@@ -92,7 +92,7 @@ public final class IdealBalancer {
                     done = ready + alone;
                 } else {
                     // joins a running step: its chunks' fixed overhead is already paid, but it is never faster than alone
-                    done = Math.max(gpu.freeAtMs + Math.max(0, alone - chunks(gpu.engine, r, leadingSeen[i])
+                    done = Math.max(gpu.freeAtMs + Math.max(0, alone - chunks(gpu.engine, uncached[i])
                             * gpu.engine.costModel().stepOverheadMs()), ready + alone);
                 }
                 double firstToken = done + gpu.delayMs;
@@ -121,10 +121,10 @@ public final class IdealBalancer {
         return sorted[Math.max(0, sorted.length - Math.max(1, sorted.length / 100))];
     }
 
-    /** Prefill chunks the engine needs for the request's part not cached. */
-    private static long chunks(EngineProfile engine, TraceRequest r, int leadingSeen) {
-        long uncached = Math.max(1, r.inputTokens() - (long) leadingSeen * r.blockTokens());
-        return (uncached + engine.limits().maxBatchedTokens() - 1) / engine.limits().maxBatchedTokens();
+    /** Prefill chunks the engine needs for {@code uncachedTokens} (at least one). */
+    private static long chunks(EngineProfile engine, long uncachedTokens) {
+        long perStep = engine.limits().maxBatchedTokens();
+        return Math.max(1, (uncachedTokens + perStep - 1) / perStep);
     }
 
     private static final class Gpu {

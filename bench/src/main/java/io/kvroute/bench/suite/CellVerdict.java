@@ -44,7 +44,8 @@ public record CellVerdict(List<Double> p99Ratios, List<Double> p50Slacks, List<D
         List<Double> hits = new ArrayList<>();
         List<String> best = new ArrayList<>();
         boolean completed = true;
-        for (BenchReport run : runs) {
+        for (int k = 0; k < runs.size(); k++) {
+            BenchReport run = runs.get(k);
             PolicyResult kvroute = run.policies().get(KvAwarePolicy.NAME);
             List<PolicyResult> baselines = run.policies().values().stream()
                     .filter(r -> Policies.baselineNames().contains(r.policy())).toList();
@@ -54,7 +55,7 @@ public record CellVerdict(List<Double> p99Ratios, List<Double> p50Slacks, List<D
             PolicyResult bestP99 = baselines.stream().min(Comparator.comparingDouble(r -> r.ttftExcessMs().p99())).orElseThrow();
             double bestP50 = baselines.stream().mapToDouble(r -> r.ttftExcessMs().p50()).min().orElseThrow();
             ratios.add(ratio(kvroute.ttftExcessMs().p99(), bestP99.ttftExcessMs().p99()));
-            idealRatios.add(ratio(idealP99ExcessMs.get(ratios.size() - 1), bestP99.ttftExcessMs().p99()));
+            idealRatios.add(ratio(idealP99ExcessMs.get(k), bestP99.ttftExcessMs().p99()));
             slacks.add(kvroute.ttftExcessMs().p50() - bestP50);
             double bound = run.bounds().prefixHitRateUpper();
             hits.add(hasPrefixes && bound > 0 ? kvroute.prefixHitRate() / bound : Double.NaN);

@@ -6,6 +6,7 @@ import io.kvroute.worker.config.WorkerConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -106,26 +107,23 @@ public final class LoadtestCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         LoadtestRun.Options options = options();
-        if (repeat == 1) {
-            LoadtestReport report = new LoadtestRun(options, System.err).run();
-            report.printTable(System.out);
-            if (json != null) {
-                report.writeJson(json);
-                System.out.println("report written to " + json);
-            }
-            return 0;
-        }
-        List<LoadtestReport> runs = new java.util.ArrayList<>();
+        List<LoadtestReport> runs = new ArrayList<>();
         for (int i = 1; i <= repeat; i++) {
-            System.err.printf("kvroute loadtest: run %d of %d%n", i, repeat);
-            LoadtestReport report = new LoadtestRun(options.inRun(i), System.err).run();
+            if (repeat > 1) {
+                System.err.printf("kvroute loadtest: run %d of %d%n", i, repeat);
+            }
+            LoadtestReport report = new LoadtestRun(repeat == 1 ? options : options.inRun(i), System.err).run();
             report.printTable(System.out);
             runs.add(report);
         }
-        LoadtestSeries series = new LoadtestSeries(runs);
-        series.printSummary(System.out);
+        Map<String, Object> figures = runs.get(0).toMap();
+        if (repeat > 1) {
+            LoadtestSeries series = new LoadtestSeries(runs);
+            series.printSummary(System.out);
+            figures = series.toMap();
+        }
         if (json != null) {
-            series.writeJson(json);
+            LoadtestReport.writeJson(json, figures);
             System.out.println("report written to " + json);
         }
         return 0;
@@ -187,7 +185,7 @@ public final class LoadtestCommand implements Callable<Integer> {
     }
 
     private String commandLine() {
-        List<String> args = new java.util.ArrayList<>(spec.commandLine().getParseResult().originalArgs());
+        List<String> args = new ArrayList<>(spec.commandLine().getParseResult().originalArgs());
         // run from the top-level command, the subcommand's own name comes first
         if (!args.isEmpty() && args.get(0).equals(spec.name())) {
             args.remove(0);

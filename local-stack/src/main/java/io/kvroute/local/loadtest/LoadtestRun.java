@@ -24,7 +24,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -95,13 +94,13 @@ public final class LoadtestRun {
             "NOT_LEADER_OR_FOLLOWER", "REQUEST_TIMED_OUT", "NETWORK_EXCEPTION");
     private static final Duration READ_BACK_TIMEOUT = Duration.ofMinutes(5);
     static final int PRELOAD_ROUNDS = 3;
-    /** With a rate, requests the broker did not acknowledge: resending would break the rate, so the report says so. */
-    private final AtomicLong offerFailures = new AtomicLong();
-    private final AtomicReference<Exception> offerError = new AtomicReference<>();
     private static final String ROUTER_HEAP = "384m";
 
     private final Options options;
     private final PrintStream progress;
+    /** With a rate, requests the broker did not acknowledge: resending would break the rate, so the report says so. */
+    private final AtomicLong offerFailures = new AtomicLong();
+    private final AtomicReference<Exception> offerError = new AtomicReference<>();
 
     public LoadtestRun(Options options, PrintStream progress) {
         this.options = options;
@@ -341,13 +340,15 @@ public final class LoadtestRun {
         List<Integer> pending = new ArrayList<>();
         for (int i = 0; i < options.requests(); i++) {
             pending.add(i);
-            chars += workload.request(i).getPrompt().length();
         }
         for (int round = 1; !pending.isEmpty(); round++) {
             Queue<Integer> failed = new ConcurrentLinkedQueue<>();
             AtomicReference<Exception> firstError = new AtomicReference<>();
             for (int i : pending) {
                 InferenceRequest request = workload.request(i);
+                if (round == 1) {
+                    chars += request.getPrompt().length();
+                }
                 producer.send(new ProducerRecord<>(topic, request.getRequestId(), serializer.serialize(topic, request)), (meta, error) -> {
                     if (error != null) {
                         failed.add(i);
@@ -357,7 +358,6 @@ public final class LoadtestRun {
             }
             producer.flush();
             pending = new ArrayList<>(failed);
-            Collections.sort(pending);
             if (!pending.isEmpty()) {
                 if (round == PRELOAD_ROUNDS) {
                     throw new IllegalStateException(pending.size() + " of " + options.requests() + " requests could not be written to "
