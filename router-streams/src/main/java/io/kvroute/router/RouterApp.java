@@ -57,6 +57,11 @@ import org.slf4j.LoggerFactory;
 public final class RouterApp implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RouterApp.class);
     private static final Duration TOPIC_CHECK_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * How long a missing topic is looked for again before start-up fails: a topic just created, or an ACL just
+     * granted, can take a moment to reach the broker that answers (listing hides topics the principal may not see).
+     */
+    private static final Duration TOPIC_APPEAR_GRACE = Duration.ofSeconds(10);
     private static final long ADMISSION_RETENTION_MS = 7L * 86_400_000;
     /**
      * Other instances' placements waiting for the routing thread, which drains them at each decision
@@ -164,8 +169,7 @@ public final class RouterApp implements AutoCloseable {
                 topics.cancellations().name()));
         config.regions().forEach(region -> required.add(topics.dispatchTopic(region)));
         try (Admin admin = Admin.create(config.adminConfig())) {
-            Set<String> existing = admin.listTopics().names().get(TOPIC_CHECK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            List<String> missing = required.stream().filter(t -> !existing.contains(t)).toList();
+            List<String> missing = missingTopics(admin, required);
             if (missing.contains(topics.requests().name())) {
                 throw new IllegalStateException("the requests topic " + topics.requests().name() + " does not exist on "
                         + config.bootstrapServers() + ": create the kvroute topics first (the launcher does), or check "
@@ -190,6 +194,23 @@ public final class RouterApp implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while checking the kvroute topics", e);
+        }
+    }
+
+    /** The required topics the admin client does not list, looked for again until they appear or the grace passes. */
+    private static List<String> missingTopics(Admin admin, List<String> required)
+            throws ExecutionException, TimeoutException, InterruptedException {
+        long deadline = System.nanoTime() + TOPIC_APPEAR_GRACE.toNanos();
+        for (int attempt = 0; ; attempt++) {
+            Set<String> existing = admin.listTopics().names().get(TOPIC_CHECK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            List<String> missing = required.stream().filter(t -> !existing.contains(t)).toList();
+            if (missing.isEmpty() || System.nanoTime() - deadline >= 0) {
+                return missing;
+            }
+            if (attempt == 0) {
+                LOG.info("waiting up to {} s for kvroute topics {} to appear", TOPIC_APPEAR_GRACE.toSeconds(), missing);
+            }
+            Thread.sleep(500);
         }
     }
 

@@ -32,6 +32,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -249,9 +251,27 @@ class RouterAppIntegrationTest {
                 .hasMessageContaining(".requests does not exist");
     }
 
+    @Test
+    void shouldWaitBrieflyForTopicsThatAppearDuringStartUp() throws Exception {
+        KvrouteTopics topics = new KvrouteTopics("late-" + UUID.randomUUID().toString().substring(0, 8), 2);
+        Map<String, String> s = settings(topics.prefix());
+        s.put("router.metrics.port", "-1");
+        CompletableFuture<RouterApp> starting = CompletableFuture.supplyAsync(() -> RouterApp.start(Settings.of(s)));
+        // created after the router first looked: an ACL granted or a topic created a moment late
+        Thread.sleep(2_000);
+        assertThat(starting).isNotDone();
+        createTopics(topics);
+        try (RouterApp app = starting.get(60, TimeUnit.SECONDS)) {
+            assertThat(app.awaitRunning(Duration.ofSeconds(60))).isTrue();
+        }
+    }
+
     /** The kvroute topics under a new prefix, two partitions each, with region us-east. */
     private static KvrouteTopics createTopics() {
-        KvrouteTopics topics = new KvrouteTopics("it-" + UUID.randomUUID().toString().substring(0, 8), 2);
+        return createTopics(new KvrouteTopics("it-" + UUID.randomUUID().toString().substring(0, 8), 2));
+    }
+
+    private static KvrouteTopics createTopics(KvrouteTopics topics) {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", TestKafka.bootstrapServers()))) {
             new TopicCreator(admin, (short) 1).ensure(topics.all(Map.of("us-east", 2)));
         }
