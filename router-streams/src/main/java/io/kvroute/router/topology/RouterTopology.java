@@ -220,13 +220,15 @@ public final class RouterTopology {
                         (tenant, model, region, prompt, cached, completion) -> metrics.used(tenant, model, region, prompt, cached,
                                 completion, config.regionCatalog().costPerMillionTokens(region))),
                 TopologyNames.RESPONSES_SOURCE);
+        // one for all routing tasks: each stream thread commits its tasks together, so they share its ask clock
+        CommitPacing commitPacing = config.commitIntervalBacklogMs() > config.commitIntervalMs()
+                ? new CommitPacing(config.commitIntervalMs(), config.commitBacklogAfterMs()) : CommitPacing.NONE;
         topology.addProcessor(TopologyNames.ROUTER,
                 () -> new RoutingProcessor(router, telemetryTopic, telemetrySerde.deserializer(),
                         new Parking(config.parkedRetryMs(), config.parkedMaxMs(), config.parkedMaxCount()),
                         Replacement.of(config.replacePatienceMs(), config.dedupRetentionMs()), metrics, fleet,
                         fairShares, admission, peers, routerInstance, requests)
-                        .pacingCommits(config.commitIntervalBacklogMs() > config.commitIntervalMs()
-                                ? new CommitPacing(config.commitIntervalMs(), config.commitBacklogAfterMs()) : CommitPacing.NONE),
+                        .pacingCommits(commitPacing),
                 admission ? TopologyNames.ADMITTED_SOURCE : TopologyNames.INTAKE, TopologyNames.RESULT_TRACKER);
         topology.addStateStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(TopologyNames.IN_FLIGHT_STORE),

@@ -44,7 +44,7 @@ class RouterConfigTest {
         assertThat(config.stateDir().toString()).contains("kvroute-router-kvroute-router");
         Properties streams = config.streamsProperties();
         assertThat(streams.getProperty("processing.guarantee")).isEqualTo("exactly_once_v2");
-        assertThat(streams.getProperty("commit.interval.ms")).as("Streams' own: the backlog interval, off by default").isEqualTo("50");
+        assertThat(streams.getProperty("commit.interval.ms")).as("Streams' own: the backlog interval").isEqualTo("500");
         assertThat(config.commitIntervalMs()).as("asked for while caught up").isEqualTo(50);
         assertThat(config.commitBacklogAfterMs()).as("behind once requests waited this long").isEqualTo(2_000);
         assertThat(streams.getProperty("application.id")).isEqualTo("kvroute-router");
@@ -52,14 +52,16 @@ class RouterConfigTest {
     }
 
     @Test
-    void shouldRefuseABacklogCommitIntervalShorterThanTheCaughtUpOne() {
+    void shouldCommitAtTheCaughtUpIntervalWhenTheBacklogOneIsNotLonger() {
         Map<String, String> m = minimal();
+        m.put(RouterConfig.COMMIT_INTERVAL_MS, "800");
+        assertThat(RouterConfig.from(Settings.of(m)).streamsProperties().getProperty("commit.interval.ms"))
+                .as("a caught-up interval past the backlog default, set alone").isEqualTo("800");
         m.put(RouterConfig.COMMIT_INTERVAL_MS, "200");
         m.put(RouterConfig.COMMIT_INTERVAL_BACKLOG_MS, "100");
-        assertThatThrownBy(() -> RouterConfig.from(Settings.of(m))).isInstanceOf(ConfigException.class)
-                .hasMessageContaining(RouterConfig.COMMIT_INTERVAL_BACKLOG_MS).hasMessageContaining("100");
-        m.put(RouterConfig.COMMIT_INTERVAL_BACKLOG_MS, "200");
-        assertThat(RouterConfig.from(Settings.of(m)).streamsProperties().getProperty("commit.interval.ms")).isEqualTo("200");
+        assertThat(RouterConfig.from(Settings.of(m)).commitIntervalBacklogMs()).isEqualTo(200);
+        m.put(RouterConfig.COMMIT_INTERVAL_BACKLOG_MS, "1000");
+        assertThat(RouterConfig.from(Settings.of(m)).streamsProperties().getProperty("commit.interval.ms")).isEqualTo("1000");
     }
 
     @Test

@@ -135,7 +135,11 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
     private long nextSequence;
     private long parkedCount;
     private CommitPacing commitPacing = CommitPacing.NONE;
-    private long commitAskedAtMs;
+    private Cancellable commitCheck;
+    /** Whether this task wrote output since it last asked for a commit. */
+    private boolean outputSinceAsk;
+    /** How long the last request this task routed had waited: a backlog stops the asks. */
+    private long lastWaitedMs;
 
     public RoutingProcessor(Router router, String telemetryTopic,
                             Deserializer<WorkerTelemetry> telemetryDeserializer, Parking parking,
@@ -208,6 +212,10 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
             LOG.info("task {} resumes with {} parked requests", context.taskId(), parkedCount);
         }
         retry = context.schedule(Duration.ofMillis(retryMs), PunctuationType.WALL_CLOCK_TIME, ts -> retryParked());
+        if (commitPacing.paces()) {
+            commitCheck = context.schedule(Duration.ofMillis(commitPacing.caughtUpMs()), PunctuationType.WALL_CLOCK_TIME,
+                    ts -> askForCommit(context.currentSystemTimeMs()));
+        }
         startedAtMs = context.currentSystemTimeMs();
         replacementCheck = context.schedule(Duration.ofMillis(replacement.checkMs()), PunctuationType.WALL_CLOCK_TIME,
                 ts -> replaceFromSilentRegions());
@@ -229,14 +237,19 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
     public void process(Record<String, Object> record) {
         long now = context.currentSystemTimeMs();
         handle(record, now);
-        askForCommit(now, now - record.timestamp());
+        outputSinceAsk = true;
+        lastWaitedMs = now - record.timestamp();
+        askForCommit(now);
     }
 
-    /** Asks Streams to commit soon when {@link CommitPacing} says so, for output of a request that waited {@code waitedMs}. */
-    private void askForCommit(long now, long waitedMs) {
-        if (commitPacing.shouldAsk(now, commitAskedAtMs, waitedMs)) {
+    /**
+     * Asks Streams to commit soon when {@link CommitPacing} says so for output of this task: on each request, and on a
+     * timer for the last requests before a pause (else they would wait for Streams' longer interval).
+     */
+    private void askForCommit(long now) {
+        if (outputSinceAsk && commitPacing.askNow(now, lastWaitedMs)) {
             context.commit();
-            commitAskedAtMs = now;
+            outputSinceAsk = false;
         }
     }
 
@@ -401,6 +414,7 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
         }
         parkedCount -= done.size();
         metrics.parkedChanged(-done.size());
+        outputSinceAsk |= !done.isEmpty();
     }
 
 
@@ -449,6 +463,7 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
             return;
         }
         int moved = 0;
+        outputSinceAsk = true;
         for (Map.Entry<String, String> entry : replaced.entrySet()) {
             if (replace(inFlight.get(entry.getKey()), entry.getValue(), now)) {
                 moved++;
@@ -674,6 +689,9 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
         }
         if (forgetCheck != null) {
             forgetCheck.cancel();
+        }
+        if (commitCheck != null) {
+            commitCheck.cancel();
         }
         metrics.parkedChanged(-parkedCount);
         parkedCount = 0;
