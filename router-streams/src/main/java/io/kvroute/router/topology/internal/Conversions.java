@@ -4,6 +4,7 @@ import io.kvroute.router.admission.RequestValidator;
 import io.kvroute.router.routing.PeerPlacements;
 import io.kvroute.router.routing.Placement;
 import io.kvroute.router.routing.RouteRequest;
+import io.kvroute.router.routing.ScoreComponents;
 import io.kvroute.router.routing.ScoredCandidate;
 import io.kvroute.router.routing.WorkerHealth;
 import io.kvroute.router.routing.FinishedRun;
@@ -20,7 +21,7 @@ import io.kvroute.schemas.v1.RoutingDecision;
 import io.kvroute.schemas.v1.TerminalResult;
 import io.kvroute.schemas.v1.Usage;
 import io.kvroute.schemas.v1.WorkerTelemetry;
-import java.util.HashMap;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -79,7 +80,15 @@ public final class Conversions {
      */
     public static RoutingDecision dispatchedDecision(InferenceRequest request, RouteRequest routed, Placement placement, String policy,
                                                      int candidates, String routerInstance, long nowMs) {
-        List<String> names = DecisionComponents.names(placement.topCandidates().stream().map(ScoredCandidate::components).toList());
+        List<ScoredCandidate> top = placement.topCandidates();
+        boolean alike = scoredAlike(top);
+        List<String> names = alike ? ((ScoreComponents) top.get(0).components()).names()
+                : DecisionComponents.names(top.stream().map(ScoredCandidate::components).toList());
+        List<CandidateScore> scores = new ArrayList<>(top.size());
+        for (ScoredCandidate c : top) {
+            scores.add(new CandidateScore(c.workerId(), c.region(), c.partition(), c.score(), Map.of(),
+                    alike ? ((ScoreComponents) c.components()).floatValues() : DecisionComponents.values(names, c.components())));
+        }
         return RoutingDecision.newBuilder()
                 .setRouterInstance(routerInstance)
                 .setPromptTokens(routed.promptTokens())
@@ -100,7 +109,7 @@ public final class Conversions {
                 .setScore(placement.score())
                 .setCandidatesConsidered(candidates)
                 .setComponentNames(names)
-                .setTopCandidates(placement.topCandidates().stream().map(c -> candidate(c, names)).toList())
+                .setTopCandidates(scores)
                 .setReason(placement.reason())
                 .setDecidedAtMs(nowMs)
                 .build();
@@ -180,15 +189,17 @@ public final class Conversions {
         return event;
     }
 
-    private static CandidateScore candidate(ScoredCandidate c, List<String> componentNames) {
-        return CandidateScore.newBuilder()
-                .setWorkerId(c.workerId())
-                .setRegion(c.region())
-                .setPartition(c.partition())
-                .setScore(c.score())
-                .setComponents(Map.of())
-                .setComponentValues(DecisionComponents.values(componentNames, c.components()))
-                .build();
+    /** Whether every candidate's components are array-backed under the same names (one policy's candidates are). */
+    private static boolean scoredAlike(List<ScoredCandidate> candidates) {
+        if (candidates.isEmpty() || !(candidates.get(0).components() instanceof ScoreComponents first)) {
+            return false;
+        }
+        for (ScoredCandidate c : candidates) {
+            if (!(c.components() instanceof ScoreComponents components) || !components.sameNamesAs(first)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static int blockCount(InferenceRequest request) {
