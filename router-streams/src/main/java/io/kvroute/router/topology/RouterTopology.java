@@ -249,7 +249,8 @@ public final class RouterTopology {
         topology.addSink(TopologyNames.CANCELLATIONS_SINK, topics.cancellations().name(),
                 new StringSerializer(), cancelSerde.serializer(), TopologyNames.ROUTER);
         topology.addSink(TopologyNames.DISPATCH_SINK, DispatchRouting.topicOf(topics),
-                new StringSerializer(), dispatchSerde.serializer(), DispatchRouting.partitioner(), TopologyNames.ROUTER);
+                new StringSerializer(), DispatchRouting.serializer(dispatchSerde.serializer()), DispatchRouting.partitioner(),
+                TopologyNames.ROUTER);
         if (perTenant) {
             // tenants' cancels go on to the cancellations topic the router and workers follow, which only the router writes
             topology.addSource(TopologyNames.TENANT_CANCELLATIONS_SOURCE, new StringDeserializer(), new ByteArrayDeserializer(),

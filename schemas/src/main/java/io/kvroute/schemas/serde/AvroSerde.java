@@ -5,6 +5,7 @@ import io.kvroute.schemas.registry.SchemaRegistryException;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.util.Arrays;
+import java.util.List;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Map;
@@ -49,7 +50,7 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T>, Seri
     private final boolean isKey;
     private final Map<String, Integer> writerIdByTopic = new ConcurrentHashMap<>();
     private final Map<Integer, DatumReader<T>> readersByWriterId = new ConcurrentHashMap<>();
-    private final SpecificDatumWriter<T> writer;
+    private final FieldWriter<T> writer;
 
     public AvroSerde(Class<T> type, SchemaRegistryClient registry, boolean autoRegister, boolean isKey) {
         this.type = Objects.requireNonNull(type, "type");
@@ -57,7 +58,7 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T>, Seri
         this.readerSchema = SpecificData.get().getSchema(type);
         this.autoRegister = autoRegister;
         this.isKey = isKey;
-        this.writer = new SpecificDatumWriter<>(readerSchema);
+        this.writer = new FieldWriter<>(readerSchema);
     }
 
     public AvroSerde(Class<T> type, SchemaRegistryClient registry) {
@@ -95,6 +96,64 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T>, Seri
             throw new SerializationException("cannot serialize " + type.getSimpleName() + " for topic " + topic + ": " + e.getMessage(), e);
         }
         return encoding.out.toByteArray();
+    }
+
+    /**
+     * Serializes {@code data} as {@link #serialize} does, except its first field, a nested record: its Avro body is
+     * {@code firstFieldBody[offset, offset + length)}, already encoded with that field's schema, and is copied as it is.
+     * A record's binary encoding is its fields' encodings one after the other, so the result is byte for byte what
+     * {@link #serialize} writes for the same values, without decoding and encoding the nested record again.
+     */
+    public byte[] serializeWithFirstField(String topic, T data, byte[] firstFieldBody, int offset, int length) {
+        int schemaId = writerIdByTopic.computeIfAbsent(topic, this::schemaIdFor);
+        Encoding encoding = ENCODING.get();
+        encoding.out.reset();
+        encoding.out.write(WireFormat.MAGIC_BYTE);
+        encoding.out.write((schemaId >>> 24) & 0xff);
+        encoding.out.write((schemaId >>> 16) & 0xff);
+        encoding.out.write((schemaId >>> 8) & 0xff);
+        encoding.out.write(schemaId & 0xff);
+        encoding.out.write(firstFieldBody, offset, length);
+        BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(encoding.out, encoding.encoder);
+        encoding.encoder = encoder;
+        try {
+            writer.writeFieldsAfterTheFirst(data, encoder);
+            encoder.flush();
+        } catch (IOException | AvroRuntimeException | NullPointerException | ClassCastException e) {
+            encoding.encoder = null;
+            throw new SerializationException("cannot serialize " + type.getSimpleName() + " for topic " + topic + ": " + e.getMessage(), e);
+        }
+        return encoding.out.toByteArray();
+    }
+
+    /** The schema this serde writes. */
+    public Schema schema() {
+        return readerSchema;
+    }
+
+    /** The schema a record of this wire format was written with, looked up by its id (cached by the registry client). */
+    public Schema writerSchemaOf(byte[] record) {
+        try {
+            return registry.getById(WireFormat.readSchemaId(ByteBuffer.wrap(record)));
+        } catch (SchemaRegistryException e) {
+            throw new SerializationException(e.getMessage(), e);
+        }
+    }
+
+    /** The generated class's writer, able to write a record's fields after its first alone. */
+    private static final class FieldWriter<T> extends SpecificDatumWriter<T> {
+        private final List<Schema.Field> fields;
+
+        FieldWriter(Schema schema) {
+            super(schema);
+            this.fields = schema.getFields();
+        }
+
+        void writeFieldsAfterTheFirst(T datum, BinaryEncoder out) throws IOException {
+            for (int i = 1; i < fields.size(); i++) {
+                writeField(datum, fields.get(i), out, null);
+            }
+        }
     }
 
     private static final ThreadLocal<Encoding> ENCODING = ThreadLocal.withInitial(Encoding::new);

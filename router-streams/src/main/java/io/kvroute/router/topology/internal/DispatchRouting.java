@@ -4,6 +4,7 @@ import io.kvroute.schemas.topics.KvrouteTopics;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.processor.StreamPartitioner;
 import org.apache.kafka.streams.processor.TopicNameExtractor;
 import org.slf4j.Logger;
@@ -18,6 +19,11 @@ public final class DispatchRouting {
 
     public static TopicNameExtractor<String, DispatchedRequest> topicOf(KvrouteTopics topics) {
         return (key, value, context) -> topics.dispatchTopic(value.getRegion());
+    }
+
+    /** Writes dispatch records with {@code plain}, reusing a routed request's encoded body where it can ({@link DispatchSerializer}). */
+    public static Serializer<DispatchedRequest> serializer(Serializer<DispatchedRequest> plain) {
+        return new DispatchSerializer(plain);
     }
 
     public static StreamPartitioner<String, DispatchedRequest> partitioner() {

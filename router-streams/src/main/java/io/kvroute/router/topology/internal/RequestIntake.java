@@ -119,6 +119,8 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
         }
         long now = context.currentSystemTimeMs();
         String id = request.getRequestId() != null && !request.getRequestId().isBlank() ? request.getRequestId() : key;
+        // whether the request is still as decoded when it goes on (intake fills in a tenant, narrows regions)
+        boolean asDecoded = tenantTopics == null || (request.getTenant() != null && !request.getTenant().isEmpty());
         if (tenantTopics != null && !claimsItsTopicsTenant(request, topicTenant)) {
             // not claimed: a tenant cannot take an id, or a quota, in another tenant's name; the answer goes to the
             // sender's own responses topic only, so it is a plain REJECTED that its client takes as the result
@@ -151,6 +153,10 @@ public final class RequestIntake implements Processor<byte[], byte[], Object, Ob
             }
             if (!constrained.get().allowedRegions().equals(route.allowedRegions())) {
                 request.setAllowedRegions(new ArrayList<>(new TreeSet<>(constrained.get().allowedRegions())));
+                asDecoded = false;
+            }
+            if (asDecoded) {
+                RequestWire.offer(request, record.value()); // its dispatch record can reuse these bytes
             }
             // admission is partitioned by tenant, so that one task owns each tenant's quota
             String forwardKey = next.equals(TopologyNames.ADMISSION_REQUEST_SINK) ? Conversions.nullToEmpty(request.getTenant()) : id;
