@@ -27,7 +27,7 @@ public record RouteRequest(
 
     public RouteRequest {
         Objects.requireNonNull(requestId, "requestId");
-        Objects.requireNonNull(model, "model");
+        model = ModelNames.canonical(Objects.requireNonNull(model, "model"));
         prefixBlockHashes = prefixBlockHashes == null ? new long[0] : prefixBlockHashes.clone();
         allowedRegions = allowedRegions == null ? Set.of() : Set.copyOf(allowedRegions);
         if (blockTokens <= 0) {

@@ -49,7 +49,7 @@ public record WorkerSnapshot(
     public WorkerSnapshot {
         workerId = WorkerIds.canonical(Objects.requireNonNull(workerId, "workerId"));
         Objects.requireNonNull(region, "region");
-        models = Set.copyOf(models);
+        models = ModelNames.canonical(models);
         ownedPartitions = List.copyOf(ownedPartitions);
         Objects.requireNonNull(status, "status");
         pool = pool == null ? "" : pool;

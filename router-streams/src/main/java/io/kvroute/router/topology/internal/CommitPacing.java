@@ -55,8 +55,13 @@ public final class CommitPacing {
         return true;
     }
 
-    /** Whether to ask at {@code nowMs}, the previous ask at {@code lastAskedMs}, for output of a request that waited {@code waitedMs}. */
+    /**
+     * Whether to ask at {@code nowMs}, the previous ask at {@code lastAskedMs}, for output of a request that waited
+     * {@code waitedMs}: every {@code caughtUpMs}, or every half of that wait if longer. A router falling behind at a
+     * steady rate then commits less often and catches up, and a request's output waits at most half again what the
+     * request had waited.
+     */
     boolean shouldAsk(long nowMs, long lastAskedMs, long waitedMs) {
-        return caughtUpMs > 0 && waitedMs < behindAfterMs && nowMs - lastAskedMs >= caughtUpMs;
+        return caughtUpMs > 0 && waitedMs < behindAfterMs && nowMs - lastAskedMs >= Math.max(caughtUpMs, waitedMs / 2);
     }
 }

@@ -17,6 +17,13 @@ class CommitPacingTest {
     }
 
     @Test
+    void shouldAskLessOftenTheLongerRequestsWaited() {
+        assertThat(pacing.shouldAsk(1_000, 900, 300)).as("a request waited 300 ms: every 150 ms").isFalse();
+        assertThat(pacing.shouldAsk(1_000, 850, 300)).isTrue();
+        assertThat(pacing.shouldAsk(1_000, 950, 60)).as("under twice the interval: the interval").isTrue();
+    }
+
+    @Test
     void shouldLeaveCommitsToStreamsWhileBehindOrWhenOff() {
         assertThat(pacing.shouldAsk(10_000, 0, 500)).as("waited the backlog threshold").isFalse();
         assertThat(pacing.shouldAsk(10_000, 0, 7_000)).isFalse();

@@ -1,0 +1,43 @@
+package io.kvroute.router.routing;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One String instance per model name, so that the check each candidate of each decision makes, whether the worker
+ * serves the request's model, compares references ({@link String#equals}'s first test) instead of characters: every
+ * request and every telemetry record decodes a new String. Bounded, since request fields come from users: a name past
+ * the first {@value #MAX_NAMES} is returned as it is, and then compared by its characters. Thread-safe.
+ */
+final class ModelNames {
+    static final int MAX_NAMES = 1_024;
+    private static final ConcurrentHashMap<String, String> NAMES = new ConcurrentHashMap<>();
+
+    private ModelNames() {
+    }
+
+    static String canonical(String name) {
+        if (name == null) {
+            return null;
+        }
+        String known = NAMES.get(name);
+        if (known != null || NAMES.size() >= MAX_NAMES) {
+            return known != null ? known : name;
+        }
+        String first = NAMES.putIfAbsent(name, name);
+        return first != null ? first : name;
+    }
+
+    /** An immutable copy of {@code names} holding the canonical instances. */
+    static Set<String> canonical(Set<String> names) {
+        if (names.size() == 1) {
+            return Set.of(canonical(names.iterator().next()));
+        }
+        String[] copy = new String[names.size()];
+        int i = 0;
+        for (String name : names) {
+            copy[i++] = canonical(name);
+        }
+        return Set.of(copy);
+    }
+}
