@@ -71,9 +71,21 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T>, Seri
 
     @Override
     public byte[] serialize(String topic, T data) {
-        if (data == null) {
-            return null;
-        }
+        return data == null ? null : encode(topic, data, null, 0, 0);
+    }
+
+    /**
+     * Serializes {@code data} as {@link #serialize} does, except its first field, a nested record: its Avro body is
+     * {@code firstFieldBody[offset, offset + length)}, already encoded with that field's schema, and is copied as it is.
+     * A record's binary encoding is its fields' encodings one after the other, so the result is byte for byte what
+     * {@link #serialize} writes for the same values, without decoding and encoding the nested record again.
+     */
+    public byte[] serializeWithFirstField(String topic, T data, byte[] firstFieldBody, int offset, int length) {
+        return encode(topic, data, firstFieldBody, offset, length);
+    }
+
+    /** The wire-format record of {@code data}; with {@code firstFieldBody}, that body stands for its first field. */
+    private byte[] encode(String topic, T data, byte[] firstFieldBody, int offset, int length) {
         int schemaId = writerIdByTopic.computeIfAbsent(topic, this::schemaIdFor);
         // one buffer and one buffered encoder per thread, reused: serializing is on every routed request's path
         // (the dispatch record, the decision, the in-flight entry), and a fresh synchronized stream written a byte
@@ -85,41 +97,20 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T>, Seri
         encoding.out.write((schemaId >>> 16) & 0xff);
         encoding.out.write((schemaId >>> 8) & 0xff);
         encoding.out.write(schemaId & 0xff);
+        if (firstFieldBody != null) {
+            encoding.out.write(firstFieldBody, offset, length);
+        }
         BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(encoding.out, encoding.encoder);
         encoding.encoder = encoder;
         try {
-            writer.write(data, encoder);
+            if (firstFieldBody == null) {
+                writer.write(data, encoder);
+            } else {
+                writer.writeFieldsAfterTheFirst(data, encoder);
+            }
             encoder.flush();
         } catch (IOException | AvroRuntimeException | NullPointerException | ClassCastException e) {
             // the encoder may hold part of this record in its buffer: the next use starts from a new one
-            encoding.encoder = null;
-            throw new SerializationException("cannot serialize " + type.getSimpleName() + " for topic " + topic + ": " + e.getMessage(), e);
-        }
-        return encoding.out.toByteArray();
-    }
-
-    /**
-     * Serializes {@code data} as {@link #serialize} does, except its first field, a nested record: its Avro body is
-     * {@code firstFieldBody[offset, offset + length)}, already encoded with that field's schema, and is copied as it is.
-     * A record's binary encoding is its fields' encodings one after the other, so the result is byte for byte what
-     * {@link #serialize} writes for the same values, without decoding and encoding the nested record again.
-     */
-    public byte[] serializeWithFirstField(String topic, T data, byte[] firstFieldBody, int offset, int length) {
-        int schemaId = writerIdByTopic.computeIfAbsent(topic, this::schemaIdFor);
-        Encoding encoding = ENCODING.get();
-        encoding.out.reset();
-        encoding.out.write(WireFormat.MAGIC_BYTE);
-        encoding.out.write((schemaId >>> 24) & 0xff);
-        encoding.out.write((schemaId >>> 16) & 0xff);
-        encoding.out.write((schemaId >>> 8) & 0xff);
-        encoding.out.write(schemaId & 0xff);
-        encoding.out.write(firstFieldBody, offset, length);
-        BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(encoding.out, encoding.encoder);
-        encoding.encoder = encoder;
-        try {
-            writer.writeFieldsAfterTheFirst(data, encoder);
-            encoder.flush();
-        } catch (IOException | AvroRuntimeException | NullPointerException | ClassCastException e) {
             encoding.encoder = null;
             throw new SerializationException("cannot serialize " + type.getSimpleName() + " for topic " + topic + ": " + e.getMessage(), e);
         }
