@@ -97,7 +97,8 @@ final class FakeWorker implements AutoCloseable {
         chunks.flush();
     }
 
-    void terminal(String requestId, int attempt, int sequence, ResponseStatus status, int completionTokens) {
+    /** Synchronized, as {@link #duplicateRejection}: the responder thread and a test share the one transactional producer. */
+    synchronized void terminal(String requestId, int attempt, int sequence, ResponseStatus status, int completionTokens) {
         TerminalResult result = TerminalResult.newBuilder()
                 .setStatus(status)
                 .setFinishReason(status == ResponseStatus.COMPLETED ? "stop" : null)
@@ -115,7 +116,7 @@ final class FakeWorker implements AutoCloseable {
     }
 
     /** What the router writes for a later submission that reused {@code requestId}. */
-    void duplicateRejection(String requestId) {
+    synchronized void duplicateRejection(String requestId) {
         TerminalResult result = TerminalResult.newBuilder()
                 .setStatus(ResponseStatus.REJECTED)
                 .setFinishReason("rejected")
