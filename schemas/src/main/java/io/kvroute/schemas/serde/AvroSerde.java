@@ -122,10 +122,10 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T>, Seri
         return readerSchema;
     }
 
-    /** The schema a record of this wire format was written with, looked up by its id (cached by the registry client). */
-    public Schema writerSchemaOf(byte[] record) {
+    /** The schema registered under {@code id} (cached by the registry client). */
+    public Schema writerSchema(int id) {
         try {
-            return registry.getById(WireFormat.readSchemaId(ByteBuffer.wrap(record)));
+            return registry.getById(id);
         } catch (SchemaRegistryException e) {
             throw new SerializationException(e.getMessage(), e);
         }
@@ -225,13 +225,7 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T>, Seri
     }
 
     private DatumReader<T> readerFor(int writerId) {
-        Schema writerSchema;
-        try {
-            writerSchema = registry.getById(writerId);
-        } catch (SchemaRegistryException e) {
-            throw new SerializationException(e.getMessage(), e);
-        }
-        return new SpecificDatumReader<>(writerSchema, readerSchema);
+        return new SpecificDatumReader<>(writerSchema(writerId), readerSchema);
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.kvroute.schemas.serde.AvroSerde;
 import io.kvroute.schemas.serde.WireFormat;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.InferenceRequest;
+import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.avro.Schema;
@@ -20,29 +21,26 @@ final class DispatchSerializer implements Serializer<DispatchedRequest> {
     private final AvroSerde<DispatchedRequest> avro;
     /** Per writer schema id of a request record: whether it is the schema the dispatch record nests. */
     private final Map<Integer, Boolean> nestable = new ConcurrentHashMap<>();
-    private final Schema nestedRequest;
 
     DispatchSerializer(Serializer<DispatchedRequest> plain) {
         this.plain = plain;
-        this.avro = plain instanceof AvroSerde<DispatchedRequest> serde && firstFieldIsTheRequest(serde.schema()) ? serde : null;
-        this.nestedRequest = avro == null ? null : avro.schema().getFields().get(0).schema();
+        this.avro = plain instanceof AvroSerde<DispatchedRequest> serde && nestsTheRequest(serde.schema()) ? serde : null;
     }
 
-    private static boolean firstFieldIsTheRequest(Schema dispatch) {
+    private static boolean nestsTheRequest(Schema dispatch) {
         return !dispatch.getFields().isEmpty() && dispatch.getFields().get(0).schema().equals(InferenceRequest.getClassSchema());
     }
 
     @Override
     public byte[] serialize(String topic, DispatchedRequest data) {
         byte[] record = avro == null || data == null ? null : RequestWire.recordOf(data.getRequest());
-        if (record == null || record.length < WireFormat.HEADER_SIZE || !nestable(record)) {
+        if (record == null || !nestable(WireFormat.readSchemaId(ByteBuffer.wrap(record)))) {
             return plain.serialize(topic, data);
         }
         return avro.serializeWithFirstField(topic, data, record, WireFormat.HEADER_SIZE, record.length - WireFormat.HEADER_SIZE);
     }
 
-    private boolean nestable(byte[] record) {
-        int writerId = ((record[1] & 0xff) << 24) | ((record[2] & 0xff) << 16) | ((record[3] & 0xff) << 8) | (record[4] & 0xff);
-        return nestable.computeIfAbsent(writerId, id -> nestedRequest.equals(avro.writerSchemaOf(record)));
+    private boolean nestable(int writerId) {
+        return nestable.computeIfAbsent(writerId, id -> InferenceRequest.getClassSchema().equals(avro.writerSchema(id)));
     }
 }

@@ -7,7 +7,6 @@ import io.kvroute.schemas.serde.AvroSerde;
 import io.kvroute.schemas.v1.DispatchedRequest;
 import io.kvroute.schemas.v1.InferenceRequest;
 import java.nio.ByteBuffer;
-import java.util.Arrays;
 import java.util.List;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaBuilder;
@@ -77,7 +76,7 @@ class DispatchSerializerTest {
         InferenceRequest decoded = requests.deserialize(REQUESTS, record);
         RequestWire.offer(decoded, record);
 
-        assertThat(Arrays.equals(other.serialize(DISPATCH, dispatchOf(decoded)), marker)).isTrue();
+        assertThat(other.serialize(DISPATCH, dispatchOf(decoded))).isEqualTo(marker);
         RequestWire.forget(decoded);
     }
 
