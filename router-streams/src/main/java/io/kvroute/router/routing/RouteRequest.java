@@ -27,9 +27,9 @@ public record RouteRequest(
 
     public RouteRequest {
         Objects.requireNonNull(requestId, "requestId");
-        model = ModelNames.canonical(Objects.requireNonNull(model, "model"));
+        model = CanonicalNames.canonical(Objects.requireNonNull(model, "model"));
         prefixBlockHashes = prefixBlockHashes == null ? new long[0] : prefixBlockHashes.clone();
-        allowedRegions = allowedRegions == null ? Set.of() : Set.copyOf(allowedRegions);
+        allowedRegions = allowedRegions == null ? Set.of() : CanonicalNames.canonical(allowedRegions);
         if (blockTokens <= 0) {
             blockTokens = 64;
         }

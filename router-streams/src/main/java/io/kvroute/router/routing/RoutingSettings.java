@@ -65,7 +65,7 @@ public record RoutingSettings(
     public static final int DEFAULT_CANDIDATE_PREFIX_HOLDERS = 32;
 
     public RoutingSettings {
-        knownRegions = Set.copyOf(knownRegions);
+        knownRegions = CanonicalNames.canonical(knownRegions);
         if (candidateSampleSize < 1 || candidatePrefixHolders < 0) {
             throw new IllegalArgumentException("candidateSampleSize must be >= 1 and candidatePrefixHolders >= 0, were "
                     + candidateSampleSize + " and " + candidatePrefixHolders);

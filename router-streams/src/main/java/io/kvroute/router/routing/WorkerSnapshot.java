@@ -48,11 +48,11 @@ public record WorkerSnapshot(
 
     public WorkerSnapshot {
         workerId = WorkerIds.canonical(Objects.requireNonNull(workerId, "workerId"));
-        Objects.requireNonNull(region, "region");
-        models = ModelNames.canonical(models);
+        region = CanonicalNames.canonical(Objects.requireNonNull(region, "region"));
+        models = CanonicalNames.canonical(models);
         ownedPartitions = List.copyOf(ownedPartitions);
         Objects.requireNonNull(status, "status");
-        pool = pool == null ? "" : pool;
+        pool = pool == null ? "" : CanonicalNames.canonical(pool);
         observed = observed == null ? ObservedWork.NONE : observed;
         if (kvBlockTokens <= 0) {
             kvBlockTokens = 16;

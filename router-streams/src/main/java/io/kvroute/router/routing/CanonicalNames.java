@@ -4,16 +4,17 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * One String instance per model name, so that the check each candidate of each decision makes, whether the worker
- * serves the request's model, compares references ({@link String#equals}'s first test) instead of characters: every
- * request and every telemetry record decodes a new String. Bounded, since request fields come from users: a name past
- * the first {@value #MAX_NAMES} is returned as it is, and then compared by its characters. Thread-safe.
+ * One String instance per model, region and pool name, so that the checks each candidate of each decision makes (does
+ * the worker serve the request's model, is its region known and allowed) compare references ({@link String#equals}'s
+ * first test) and reuse the instance's cached hash, instead of hashing and comparing characters: every request and every
+ * telemetry record decodes new Strings. Bounded, since request fields come from users: a name past the first
+ * {@value #MAX_NAMES} is returned as it is, and then compared by its characters. Thread-safe.
  */
-final class ModelNames {
+final class CanonicalNames {
     static final int MAX_NAMES = 1_024;
     private static final ConcurrentHashMap<String, String> NAMES = new ConcurrentHashMap<>();
 
-    private ModelNames() {
+    private CanonicalNames() {
     }
 
     static String canonical(String name) {
