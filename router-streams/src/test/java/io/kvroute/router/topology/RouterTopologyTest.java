@@ -483,6 +483,26 @@ class RouterTopologyTest {
         assertThat(responses.isEmpty()).isTrue();
     }
 
+    /** With more cancels kept than requests parked, each parked request's cancel is looked up instead of each cancel's request. */
+    @Test
+    void shouldAnswerAParkedRequestThatIsCancelledWhenCancelsOutnumberParkedRequests() {
+        cancel("gone-1");
+        cancel("gone-2");
+        requests.pipeInput("parked", Records.request("parked", now()).build());
+        assertThat(metrics.parked()).isEqualTo(1);
+
+        cancel("parked");
+        advance(100);
+
+        ResponseEvent response = responses.readValue();
+        assertThat(response.getRequestId()).isEqualTo("parked");
+        assertThat(response.getTerminal().getStatus()).isEqualTo(ResponseStatus.CANCELLED);
+        assertThat(metrics.parked()).isZero();
+        report("east-1", "us-east", List.of(0, 1));
+        advance(100);
+        assertThat(dispatchEast.isEmpty()).isTrue();
+    }
+
     @Test
     void shouldAnswerARequestCancelledBeforeItArrivesWithCancelledWithoutDispatch() {
         report("east-1", "us-east", List.of(0, 1));

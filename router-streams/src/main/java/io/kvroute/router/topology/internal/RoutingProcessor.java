@@ -134,6 +134,8 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
     private Cancellable forgetCheck;
     private long nextSequence;
     private long parkedCount;
+    /** The parked requests' ids, tenants, deadlines and parking times, so a pass reads back only those it acts on. */
+    private final ParkedIndex parkedIndex = new ParkedIndex();
     private CommitPacing commitPacing = CommitPacing.NONE;
     private Cancellable commitCheck;
     /** Whether this task wrote output since it last asked for a commit. */
@@ -202,8 +204,9 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
         try (KeyValueIterator<String, InferenceRequest> it = parked.all()) {
             while (it.hasNext()) {
                 KeyValue<String, InferenceRequest> entry = it.next();
-                nextSequence = Math.max(nextSequence, ParkedKey.decode(entry.key).sequence() + 1);
-                enqueue(entry.key, entry.value);
+                ParkedKey key = ParkedKey.decode(entry.key);
+                nextSequence = Math.max(nextSequence, key.sequence() + 1);
+                enqueue(entry.key, entry.value, key.parkedAtMs());
                 parkedCount++;
             }
         }
@@ -330,7 +333,7 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
     private String park(InferenceRequest request, int dispatchAttempt, long now) {
         String key = new ParkedKey(nextSequence++, now, dispatchAttempt).encode();
         parked.put(key, request);
-        enqueue(key, request);
+        enqueue(key, request, now);
         parkedCount++;
         metrics.parkedChanged(1);
         return key;
@@ -340,8 +343,9 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
     private record RefusedBy(String workerId, long untilMs) {
     }
 
-    private void enqueue(String key, InferenceRequest request) {
+    private void enqueue(String key, InferenceRequest request, long parkedAtMs) {
         queue.add(key, request);
+        parkedIndex.add(key, request.getRequestId(), request.getTenant(), parkedAtMs, request.getDeadlineMs());
     }
 
     /** Answers parked requests that were cancelled, expired or waited too long, then serves the rest in fair order. */
@@ -355,25 +359,17 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
         }
         long now = context.currentSystemTimeMs();
         List<String> done = new ArrayList<>();
-        try (KeyValueIterator<String, InferenceRequest> it = parked.all()) {
-            while (it.hasNext()) {
-                KeyValue<String, InferenceRequest> entry = it.next();
-                InferenceRequest request = entry.value;
-                ParkedKey key = ParkedKey.decode(entry.key);
-                // a handed-back request's answer carries its next attempt, so it outranks the run handed back
-                if (isCancelled(request)) {
-                    cancel(request, "cancelled while waiting for capacity", key.dispatchAttempt(), now);
-                } else if (request.getDeadlineMs() != null && request.getDeadlineMs() <= now) {
-                    expire(request, "deadline " + request.getDeadlineMs() + " passed while waiting for capacity (now " + now + ")",
-                            key.dispatchAttempt(), now);
-                } else if (now - key.parkedAtMs() >= parkedMaxMs) {
-                    giveUp(request, whyNotPlaced.getOrDefault(entry.key, "never its tenant's turn"), key.dispatchAttempt(), now);
-                } else {
-                    continue;
-                }
-                done.add(entry.key);
-                queue.remove(entry.key, request);
-            }
+        // a handed-back request's answer carries its next attempt, so it outranks the run handed back
+        for (ParkedIndex.Entry entry : cancelledWhileParked()) {
+            settleParked(entry, done, (request, attempt) -> cancel(request, "cancelled while waiting for capacity", attempt, now));
+        }
+        for (ParkedIndex.Entry entry : parkedIndex.deadlineAtOrBefore(now)) {
+            settleParked(entry, done, (request, attempt) -> expire(request, "deadline " + entry.deadlineMs()
+                    + " passed while waiting for capacity (now " + now + ")", attempt, now));
+        }
+        for (ParkedIndex.Entry entry : parkedIndex.parkedAtOrBefore(now - parkedMaxMs)) {
+            settleParked(entry, done, (request, attempt) -> giveUp(request, whyNotPlaced.getOrDefault(entry.key(), "never its tenant's turn"),
+                    attempt, now));
         }
         Map<String, String> placedIds = new HashMap<>();
         // placements within one pass only add load: a request that did not fit is not tried again in it
@@ -409,6 +405,7 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
         }
         for (String key : done) {
             parked.delete(key);
+            parkedIndex.remove(key);
             whyNotPlaced.remove(key);
             refusedBy.remove(key);
         }
@@ -417,6 +414,50 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
         outputSinceAsk |= !done.isEmpty();
     }
 
+
+    /**
+     * The parked requests with a cancel in the cancellations store: looked up from the smaller side, the cancels (usually
+     * few) or the parked requests, so a pass does not read every parked request's cancel when there are none.
+     */
+    private List<ParkedIndex.Entry> cancelledWhileParked() {
+        List<ParkedIndex.Entry> found = new ArrayList<>();
+        if (cancellations.approximateNumEntries() < parkedIndex.size()) {
+            try (KeyValueIterator<String, byte[]> it = cancellations.all()) {
+                while (it.hasNext()) {
+                    KeyValue<String, byte[]> cancel = it.next();
+                    for (ParkedIndex.Entry entry : parkedIndex.ofRequest(cancel.key)) {
+                        if (CancelledEntry.cancels(cancel.value, entry.tenant())) {
+                            found.add(entry);
+                        }
+                    }
+                }
+            }
+        } else {
+            for (String requestId : parkedIndex.requestIds()) {
+                byte[] cancel = cancellations.get(requestId);
+                if (cancel != null) {
+                    for (ParkedIndex.Entry entry : parkedIndex.ofRequest(requestId)) {
+                        if (CancelledEntry.cancels(cancel, entry.tenant())) {
+                            found.add(entry);
+                        }
+                    }
+                }
+            }
+        }
+        return found;
+    }
+
+    /** Reads a parked request back and answers it by {@code answer}, with the attempt its key carries; it leaves the queue and the index. */
+    private void settleParked(ParkedIndex.Entry entry, List<String> done, java.util.function.ObjIntConsumer<InferenceRequest> answer) {
+        if (parkedIndex.get(entry.key()) == null) {
+            return; // settled already in this pass (cancelled, then also past its deadline)
+        }
+        InferenceRequest request = parked.get(entry.key());
+        answer.accept(request, ParkedKey.decode(entry.key()).dispatchAttempt());
+        done.add(entry.key());
+        queue.remove(entry.key(), request);
+        parkedIndex.remove(entry.key());
+    }
 
     /**
      * Re-places the in-flight requests of regions silent for longer than the patience. A region
@@ -695,6 +736,7 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
         }
         metrics.parkedChanged(-parkedCount);
         parkedCount = 0;
+        parkedIndex.clear();
         fairShares.close(context.taskId(), queue);
     }
 }
