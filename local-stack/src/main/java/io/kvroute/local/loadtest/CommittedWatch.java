@@ -31,6 +31,7 @@ final class CommittedWatch implements Runnable, AutoCloseable {
     private final Set<TopicPartition> measured;
     private final Supplier<Map<String, Double>> cpu;
     private final String idPrefix;
+    private final int measuredFrom;
     private final AtomicLongArray sentAtMs;
     private final Set<String> keys = new HashSet<>();
     private final List<Long> latenciesMs = new ArrayList<>();
@@ -38,16 +39,18 @@ final class CommittedWatch implements Runnable, AutoCloseable {
     private Span span = Span.EMPTY;
     private long[] seenAtMs = new long[1024];
     private long others;
+    private long warmups;
     private long lastProgressMs = System.currentTimeMillis();
     private Map<String, Double> firstCpu;
     private Map<String, Double> lastCpu;
     private volatile RuntimeException failure;
 
     /**
+     * @param measuredFrom records of requests {@code 0 .. measuredFrom - 1} (keys {@code idPrefix + i}) warm up: counted, not measured
      * @param sentAtMs when request {@code i} (key {@code idPrefix + i}) was sent, for latency; null when not measured
      */
     CommittedWatch(String bootstrapServers, Collection<TopicPartition> measured, Collection<TopicPartition> counted,
-                   Supplier<Map<String, Double>> cpu, String idPrefix, AtomicLongArray sentAtMs) {
+                   Supplier<Map<String, Double>> cpu, String idPrefix, int measuredFrom, AtomicLongArray sentAtMs) {
         this.consumer = new KafkaConsumer<>(Map.of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
@@ -63,6 +66,7 @@ final class CommittedWatch implements Runnable, AutoCloseable {
         consumer.seekToBeginning(all);
         this.cpu = cpu;
         this.idPrefix = idPrefix;
+        this.measuredFrom = measuredFrom;
         this.sentAtMs = sentAtMs;
         this.thread = new Thread(this, "loadtest-watch");
         thread.setDaemon(true);
@@ -89,6 +93,12 @@ final class CommittedWatch implements Runnable, AutoCloseable {
                             others++;
                             continue;
                         }
+                        int index = requestIndex(record.key(), idPrefix);
+                        if (index >= 0 && index < measuredFrom) {
+                            warmups++;
+                            lastProgressMs = now;
+                            continue;
+                        }
                         measuredSome = true;
                         if (span.count() == seenAtMs.length) {
                             seenAtMs = java.util.Arrays.copyOf(seenAtMs, seenAtMs.length * 2);
@@ -96,8 +106,8 @@ final class CommittedWatch implements Runnable, AutoCloseable {
                         seenAtMs[(int) span.count()] = now;
                         span = span.plus(now);
                         keys.add(record.key());
-                        if (sentAtMs != null && record.key() != null && record.key().startsWith(idPrefix)) {
-                            long sent = sentAtMs.get(Integer.parseInt(record.key().substring(idPrefix.length())));
+                        if (sentAtMs != null && index >= 0) {
+                            long sent = sentAtMs.get(index);
                             if (sent > 0) {
                                 latenciesMs.add(now - sent);
                             }
@@ -124,6 +134,23 @@ final class CommittedWatch implements Runnable, AutoCloseable {
 
     synchronized Span span() {
         return span;
+    }
+
+    /** Records on the measured partitions of the warm-up's requests. */
+    synchronized long warmups() {
+        return warmups;
+    }
+
+    /** The {@code i} of a key {@code idPrefix + i}; -1 for any other key. */
+    static int requestIndex(String key, String idPrefix) {
+        if (key == null || !key.startsWith(idPrefix) || key.length() == idPrefix.length()) {
+            return -1;
+        }
+        try {
+            return Integer.parseInt(key, idPrefix.length(), key.length(), 10);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     /**

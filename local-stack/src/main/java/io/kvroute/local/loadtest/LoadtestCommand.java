@@ -28,6 +28,12 @@ public final class LoadtestCommand implements Callable<Integer> {
     static final String MOONCAKE = "mooncake_fast25_synthetic/synthetic_trace.jsonl";
     static final int MAX_BLOCK_TOKENS = 512;
     static final int MAX_REPEAT = 20;
+    /**
+     * The processes run C1 only, which compiles a method after a few thousand calls: this many leave out start-up (class
+     * loading, first fetches, compiles) at a cost of a few seconds. C2, which a long-running deployment runs, needs about
+     * 200,000 before the copy's code is compiled (docs/loadtest.md).
+     */
+    static final int DEFAULT_WARMUP_REQUESTS = 10_000;
 
     @Spec
     CommandSpec spec;
@@ -91,6 +97,11 @@ public final class LoadtestCommand implements Callable<Integer> {
             description = "With --rate: the requests offered in the first this many seconds are routed but left out of the latency "
                     + "percentiles, so they measure a router that has compiled its code and settled, at a steady rate (default: ${DEFAULT-VALUE}).")
     double warmupSeconds;
+
+    @Option(names = "--warmup-requests", paramLabel = "N", description = "Pre-loaded: this many more requests go first, copied and routed "
+            + "but not measured, so both apps are measured past their start-up, their code compiled (default: "
+            + DEFAULT_WARMUP_REQUESTS + "; 0 measures from a cold start). With --rate, see --warmup-seconds.")
+    Integer warmupRequests;
 
     @Option(names = "--stall-timeout", defaultValue = "PT60S", description = "Stop a phase when nothing new was read for this long, ISO-8601 (default: ${DEFAULT-VALUE}).")
     Duration stallTimeout;
@@ -174,6 +185,11 @@ public final class LoadtestCommand implements Callable<Integer> {
         if (!(warmupSeconds >= 0)) {
             throw bad("--warmup-seconds must be 0 or more, was " + warmupSeconds);
         }
+        if (warmupRequests != null && rate != null) {
+            throw bad("--warmup-requests applies to pre-loaded requests; with --rate give --warmup-seconds, was " + warmupRequests);
+        }
+        int preloadWarmup = warmupRequests == null ? DEFAULT_WARMUP_REQUESTS : warmupRequests;
+        between("--warmup-requests", preloadWarmup, 0, Integer.MAX_VALUE - 1 - requests);
         Path tracePath = trace != null ? trace : defaultTrace();
         if (!Files.isReadable(tracePath)) {
             throw bad("--trace: cannot read " + tracePath + (trace == null ? " (give --trace, or run from the project directory)" : ""));
@@ -181,7 +197,7 @@ public final class LoadtestCommand implements Callable<Integer> {
         Path dir = workDir != null ? workDir : Path.of(".kvroute").resolve("loadtest-" + System.currentTimeMillis());
         return new LoadtestRun.Options(requests, workers, gpusPerWorker, routers, policy, rate == null ? 0 : rate, bootstrapServers, registryUrl,
                 (short) replicationFactor, dir.toAbsolutePath(), blockTokens, copy, sinkPartitions, Map.copyOf(settings), stallTimeout,
-                tracePath, commandLine(), warmupSeconds);
+                tracePath, commandLine(), warmupSeconds, preloadWarmup);
     }
 
     private String commandLine() {

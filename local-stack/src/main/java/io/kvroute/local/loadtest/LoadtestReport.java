@@ -18,9 +18,10 @@ public final class LoadtestReport {
      * One measured phase: the committed records the watch saw on the measured topics, distinct
      * keys among them, when the first and last were seen, the rate between the 10th and the 90th
      * percentile record (start-up and tail left out), and the CPU seconds each process role used
-     * between the first and the last.
+     * between the first and the last; {@code warmupRecords}, those of the warm-up's requests before them (not measured).
      */
-    public record Phase(long records, int distinctKeys, Span span, double middlePerSecond, Map<String, Double> cpuSeconds) {
+    public record Phase(long records, int distinctKeys, Span span, double middlePerSecond, Map<String, Double> cpuSeconds,
+                        long warmupRecords) {
         public double perSecond() {
             return span.perSecond();
         }
@@ -100,8 +101,9 @@ public final class LoadtestReport {
         return copy == null || copy.perSecond() <= 0 ? -1 : route.perSecond() / copy.perSecond();
     }
 
+    /** Requests routed in the run, warm-up included: what the topics' writes are divided by. */
     private long routed() {
-        return Math.max(1, route.records());
+        return Math.max(1, route.records() + route.warmupRecords());
     }
 
     public void printTable(PrintStream out) {
@@ -132,7 +134,8 @@ public final class LoadtestReport {
                     + setup.get("warmupRequests") + " warm-up left out)", latency.p50Ms() + " / " + latency.p99Ms() + " / " + latency.maxMs());
         }
         out.println();
-        out.printf("written per routed request (%d routed), from end offsets and describeLogDirs:%n", route.records());
+        out.printf("written per routed request (%d routed, %d of them to warm up), from end offsets and describeLogDirs:%n", routed(),
+                route.warmupRecords());
         out.printf("%-52s %6s %9s %9s %9s %10s %10s%n", "topic", "parts", "records", "markers", "tombst.", "payload B", "log B");
         for (TopicWrites.Written w : topics) {
             out.printf("%-52s %6d %9.3f %9.3f %9.3f %10.0f %10.0f%n", w.topic(), w.partitions(), (double) w.records() / routed(),
@@ -203,6 +206,7 @@ public final class LoadtestReport {
     private static Map<String, Object> phase(Phase phase) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("records", phase.records());
+        m.put("warmupRecords", phase.warmupRecords());
         m.put("distinctKeys", phase.distinctKeys());
         m.put("firstSeenMs", phase.span().firstMs());
         m.put("lastSeenMs", phase.span().lastMs());

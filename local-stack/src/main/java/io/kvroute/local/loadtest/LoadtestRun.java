@@ -67,10 +67,12 @@ public final class LoadtestRun {
      * @param copyPartitions partitions of the copy app's sink topic
      * @param settings extra router settings, key=value
      * @param warmupSeconds with a rate, the requests offered in the first this many seconds are not in the latency figures
+     * @param preloadWarmup pre-loaded, this many more requests go first: copied and routed, never measured
      */
     public record Options(int requests, int workers, int gpusPerWorker, int routers, String policy, double ratePerSecond, String bootstrapServers,
                           String registryUrl, short replicationFactor, Path workDir, int blockTokens, boolean copy, int copyPartitions,
-                          Map<String, String> settings, Duration stallTimeout, Path trace, String commandLine, double warmupSeconds) {
+                          Map<String, String> settings, Duration stallTimeout, Path trace, String commandLine, double warmupSeconds,
+                          int preloadWarmup) {
         public boolean preload() {
             return ratePerSecond == 0;
         }
@@ -79,12 +81,20 @@ public final class LoadtestRun {
         public Options inRun(int i) {
             return new Options(requests, workers, gpusPerWorker, routers, policy, ratePerSecond, bootstrapServers, registryUrl,
                     replicationFactor, workDir.resolve("run-" + i), blockTokens, copy, copyPartitions, settings, stallTimeout, trace,
-                    commandLine, warmupSeconds);
+                    commandLine, warmupSeconds, preloadWarmup);
         }
 
-        /** With a rate, how many of the first requests are offered to warm the router up and not measured. */
+        /**
+         * How many of the first requests warm the processes up and are not measured: pre-loaded, {@link #preloadWarmup} more than
+         * {@link #requests}; with a rate, those offered in the first {@link #warmupSeconds}, among the {@link #requests}.
+         */
         public int warmupRequests() {
-            return preload() ? 0 : (int) Math.min(requests / 2, Math.floor(ratePerSecond * warmupSeconds));
+            return preload() ? preloadWarmup : (int) Math.min(requests / 2, Math.floor(ratePerSecond * warmupSeconds));
+        }
+
+        /** Every request written to the requests topic, warm-up included. */
+        public int totalRequests() {
+            return preload() ? preloadWarmup + requests : requests;
         }
     }
 
@@ -185,10 +195,11 @@ public final class LoadtestRun {
                 if (options.preload()) {
                     promptChars = preload(producer, workload, requestSerializer, topics.requests().name());
                 }
+                String idPrefix = workload.requestIdPrefix();
                 LoadtestReport.Phase copy = null;
                 if (options.copy() && options.preload()) {
                     copy = copyPhase(bootstrap, topics.requests().name(), copyTopic, prefix + "-loadtest-copy-" + Long.toString(System.currentTimeMillis(), 36),
-                            brokerPids, processDir, logConfig);
+                            brokerPids, processDir, logConfig, idPrefix);
                 }
 
                 TopicWrites.Snapshot before = writes.snapshot();
@@ -206,8 +217,9 @@ public final class LoadtestRun {
                 try {
                     progress.printf("kvroute loadtest: starting %d router instance(s), policy %s%n", options.routers(), options.policy());
                     routers.forEach(ServiceProcess::start);
-                    try (CommittedWatch watch = new CommittedWatch(bootstrap, dispatchPartitions, decisionPartitions, cpu,
-                            workload.requestId(0).substring(0, workload.requestId(0).length() - 1), sentAtMs)) {
+                    // with a rate the warm-up is left out of the latencies only (sentAtMs), as the rate itself is what is measured
+                    try (CommittedWatch watch = new CommittedWatch(bootstrap, dispatchPartitions, decisionPartitions, cpu, idPrefix,
+                            options.preload() ? options.warmupRequests() : 0, sentAtMs)) {
                         if (options.preload()) {
                             watch.start();
                         } else {
@@ -222,8 +234,7 @@ public final class LoadtestRun {
                         if (options.preload()) {
                             awaitDone(watch, routers, "routed");
                         }
-                        route = new LoadtestReport.Phase(watch.span().count(), watch.distinctKeys(), watch.span(), watch.perSecondBetween(0.1, 0.9),
-                        watch.cpuBetweenFirstAndLast());
+                        route = phaseOf(watch);
                     }
                     // the routers' last transactions are committed by now (their dispatches were read); let anything after them land
                     TimeUnit.SECONDS.sleep(1);
@@ -236,7 +247,8 @@ public final class LoadtestRun {
                                 if (record.topic().equals(topics.decisions().name()) && record.value() != null) {
                                     RoutingDecision decision = decisions.deserialize(record.topic(), record.value());
                                     outcomes.merge(decision.getOutcome().name(), 1L, Long::sum);
-                                    if (decision.getOutcome() == DecisionOutcome.DISPATCHED) {
+                                    if (decision.getOutcome() == DecisionOutcome.DISPATCHED && !(options.preload()
+                                            && CommittedWatch.requestIndex(decision.getRequestId(), idPrefix) < options.warmupRequests())) {
                                         decided[0] = decided[0].plus(decision.getDecidedAtMs());
                                     }
                                 }
@@ -268,7 +280,7 @@ public final class LoadtestRun {
     }
 
     private LoadtestReport.Phase copyPhase(String bootstrap, String source, String sink, String appId, List<Long> brokerPids,
-                                           Path processDir, Path logConfig) throws Exception {
+                                           Path processDir, Path logConfig, String idPrefix) throws Exception {
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put(CopyApp.BOOTSTRAP, bootstrap);
         settings.put(CopyApp.SOURCE, source);
@@ -282,14 +294,18 @@ public final class LoadtestRun {
             copy.start();
             Supplier<Map<String, Double>> cpu = () -> cpuOf(Map.of(LoadtestReport.COPY, List.of(copy.pid()), LoadtestReport.BROKER, brokerPids));
             try (CommittedWatch watch = new CommittedWatch(bootstrap, partitions(sink, options.copyPartitions()), List.of(), cpu,
-                    "", null).start()) {
+                    idPrefix, options.warmupRequests(), null).start()) {
                 awaitDone(watch, List.of(copy), "copied");
-                return new LoadtestReport.Phase(watch.span().count(), watch.distinctKeys(), watch.span(), watch.perSecondBetween(0.1, 0.9),
-                        watch.cpuBetweenFirstAndLast());
+                return phaseOf(watch);
             }
         } finally {
             copy.close();
         }
+    }
+
+    private static LoadtestReport.Phase phaseOf(CommittedWatch watch) {
+        return new LoadtestReport.Phase(watch.span().count(), watch.distinctKeys(), watch.span(), watch.perSecondBetween(0.1, 0.9),
+                watch.cpuBetweenFirstAndLast(), watch.warmups());
     }
 
     /** Waits until every request is seen, or every decision is and dispatches stopped, or nothing moved for the stall timeout. */
@@ -307,7 +323,7 @@ public final class LoadtestRun {
                 break;
             }
             long idleMs = now - watch.lastProgressMs();
-            if (watch.others() >= options.requests() && idleMs > 2_000) {
+            if (watch.others() >= options.totalRequests() && idleMs > 2_000) {
                 break;
             }
             if (idleMs > options.stallTimeout().toMillis()) {
@@ -334,11 +350,13 @@ public final class LoadtestRun {
      * {@value #PRELOAD_ROUNDS} rounds; after that the run fails naming how many are missing and why.
      */
     long preload(Producer<String, byte[]> producer, LoadtestWorkload workload, Serializer<InferenceRequest> serializer, String topic) {
-        progress.printf("kvroute loadtest: pre-loading %d requests on %s ...%n", options.requests(), topic);
+        int total = options.totalRequests();
+        progress.printf("kvroute loadtest: pre-loading %d requests on %s (the first %d to warm up, not measured) ...%n", total, topic,
+                options.warmupRequests());
         long startNs = System.nanoTime();
         long chars = 0;
         List<Integer> pending = new ArrayList<>();
-        for (int i = 0; i < options.requests(); i++) {
+        for (int i = 0; i < total; i++) {
             pending.add(i);
         }
         for (int round = 1; !pending.isEmpty(); round++) {
@@ -346,7 +364,7 @@ public final class LoadtestRun {
             AtomicReference<Exception> firstError = new AtomicReference<>();
             for (int i : pending) {
                 InferenceRequest request = workload.request(i);
-                if (round == 1) {
+                if (round == 1 && i >= options.warmupRequests()) {
                     chars += request.getPrompt().length();
                 }
                 producer.send(new ProducerRecord<>(topic, request.getRequestId(), serializer.serialize(topic, request)), (meta, error) -> {
@@ -360,7 +378,7 @@ public final class LoadtestRun {
             pending = new ArrayList<>(failed);
             if (!pending.isEmpty()) {
                 if (round == PRELOAD_ROUNDS) {
-                    throw new IllegalStateException(pending.size() + " of " + options.requests() + " requests could not be written to "
+                    throw new IllegalStateException(pending.size() + " of " + total + " requests could not be written to "
                             + topic + " in " + PRELOAD_ROUNDS + " rounds: " + firstError.get());
                 }
                 progress.printf("kvroute loadtest: %d requests were not acknowledged (%s); sending them again%n", pending.size(),

@@ -58,6 +58,11 @@ public final class LoadtestWorkload {
         return idPrefix + i;
     }
 
+    /** What every request id starts with, followed by the request's index. */
+    public String requestIdPrefix() {
+        return idPrefix;
+    }
+
     /** Request {@code i} as it goes on the requests topic. Its prompt is user data: never log it. */
     public InferenceRequest request(int i) {
         TraceRequest scaled = traceRequest(i);

@@ -31,6 +31,9 @@ class LoadtestCommandTest {
         assertThat(options.bootstrapServers()).isNull();
         assertThat(options.stallTimeout()).isEqualTo(Duration.ofSeconds(60));
         assertThat(options.trace()).isReadable();
+        assertThat(options.warmupRequests()).as("pre-loaded, the warm-up comes on top of the measured requests").isEqualTo(10_000);
+        assertThat(options.totalRequests()).isEqualTo(60_000);
+        assertThat(parse("--warmup-requests", "0").totalRequests()).isEqualTo(50_000);
     }
 
     @Test
@@ -47,6 +50,7 @@ class LoadtestCommandTest {
         assertThat(options.copy()).isFalse();
         assertThat(options.copyPartitions()).isEqualTo(1000);
         assertThat(options.warmupRequests()).as("2 s at 250/s").isEqualTo(500);
+        assertThat(options.totalRequests()).as("with a rate, the warm-up is among the requests").isEqualTo(1500);
         assertThat(options.blockTokens()).isEqualTo(32);
         assertThat(options.settings()).containsEntry("router.saturation.queue.factor", "1000");
         assertThat(options.workDir()).isEqualTo(Path.of("/tmp/x"));
@@ -65,6 +69,9 @@ class LoadtestCommandTest {
         assertThatThrownBy(() -> parse("--copy-partitions", "0")).hasMessageContaining("--copy-partitions").hasMessageContaining("was 0");
         assertThatThrownBy(() -> parse("--stall-timeout", "PT0S")).hasMessageContaining("--stall-timeout");
         assertThatThrownBy(() -> parse("--repeat", "0")).hasMessage("--repeat must be between 1 and 20, was 0");
+        assertThatThrownBy(() -> parse("--warmup-requests", "-1")).hasMessageContaining("--warmup-requests").hasMessageContaining("was -1");
+        assertThatThrownBy(() -> parse("--rate", "10", "--warmup-requests", "100"))
+                .hasMessage("--warmup-requests applies to pre-loaded requests; with --rate give --warmup-seconds, was 100");
     }
 
     @Test

@@ -13,18 +13,19 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A small {@code kvroute loadtest} as part of the suite: a real broker and registry, the copy app
- * and one router as separate JVMs, 1,500 requests, 4 idle GPU slots, two per worker process. It checks what was measured
- * is whole (every request routed exactly once, every record copied), never how fast.
+ * and one router as separate JVMs, 300 warm-up requests then 1,500 measured, 4 idle GPU slots, two per worker process. It checks
+ * what was measured is whole (every request routed exactly once, every record copied, the warm-up's apart), never how fast.
  */
 class LoadtestIntegrationTest {
     private static final int REQUESTS = 1_500;
+    private static final int WARMUP = 300;
 
     @Test
     void shouldRouteEveryRequestOnceAndReportEveryFigure() throws Exception {
         Path dir = Files.createTempDirectory("kvroute-loadtest");
         Path json = dir.resolve("report.json");
         LoadtestRun.Options options = new LoadtestRun.Options(REQUESTS, 4, 2, 1, "kvroute", 0, null, null, (short) 1, dir, 16, true, 4,
-                Map.of(), Duration.ofSeconds(30), LoadtestCommand.defaultTrace(), "test", 0);
+                Map.of(), Duration.ofSeconds(30), LoadtestCommand.defaultTrace(), "test", 0, WARMUP);
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
 
         LoadtestReport report = new LoadtestRun(options, new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
@@ -32,9 +33,11 @@ class LoadtestIntegrationTest {
         report.printTable(System.out);
         assertThat(report.route().records()).isEqualTo(REQUESTS);
         assertThat(report.route().distinctKeys()).isEqualTo(REQUESTS);
-        assertThat(report.outcomes()).containsExactly(Map.entry("DISPATCHED", (long) REQUESTS));
+        assertThat(report.route().warmupRecords()).isEqualTo(WARMUP);
+        assertThat(report.outcomes()).containsExactly(Map.entry("DISPATCHED", (long) REQUESTS + WARMUP));
         assertThat(report.copy().records()).isEqualTo(REQUESTS);
         assertThat(report.copy().distinctKeys()).isEqualTo(REQUESTS);
+        assertThat(report.copy().warmupRecords()).isEqualTo(WARMUP);
         assertThat(report.route().perSecond()).isPositive();
         assertThat(report.copy().perSecond()).isPositive();
         assertThat(report.ratio()).isPositive();
@@ -43,13 +46,13 @@ class LoadtestIntegrationTest {
         assertThat(report.copy().cpuMicrosPerRecord(LoadtestReport.COPY)).isPositive();
 
         TopicWrites.Written dispatch = written(report, "kvroute.dispatch.* (all regions)");
-        assertThat(dispatch.records()).isEqualTo(REQUESTS);
+        assertThat(dispatch.records()).as("the topics' writes count the warm-up's too").isEqualTo(REQUESTS + WARMUP);
         // us-east's two GPUs share one worker process's partition; eu-west and ap-south have one each
         assertThat(dispatch.partitions()).isEqualTo(3);
         // every routing transaction that wrote a dispatch partition commits it with a marker there
         assertThat(dispatch.markers()).isPositive();
         assertThat(dispatch.logBytes()).isGreaterThan(dispatch.payloadBytes());
-        assertThat(written(report, "kvroute.decisions").records()).isEqualTo(REQUESTS);
+        assertThat(written(report, "kvroute.decisions").records()).isEqualTo(REQUESTS + WARMUP);
         assertThat(report.topics()).anySatisfy(w -> assertThat(w.topic()).endsWith("-changelog"));
 
         report.writeJson(json);

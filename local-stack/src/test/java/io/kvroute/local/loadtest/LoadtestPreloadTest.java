@@ -55,9 +55,29 @@ class LoadtestPreloadTest {
     }
 
     private LoadtestRun run(int requests) {
+        return run(requests, 0);
+    }
+
+    private LoadtestRun run(int requests, int warmup) {
         LoadtestCommand command = new LoadtestCommand();
-        new CommandLine(command).parseArgs("--requests", Integer.toString(requests), "--work-dir", "/tmp/unused");
+        new CommandLine(command).parseArgs("--requests", Integer.toString(requests), "--warmup-requests", Integer.toString(warmup),
+                "--work-dir", "/tmp/unused");
         return new LoadtestRun(command.options(), new PrintStream(progress, true, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void shouldPreloadTheWarmupFirstAndCountOnlyTheMeasuredRequestsPrompts() {
+        RefusingProducer producer = new RefusingProducer(r -> false);
+
+        long chars = run(30, 6).preload(producer, workload, (topic, request) -> new byte[1], "requests");
+
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < 36; i++) {
+            expected.add(workload.requestId(i));
+        }
+        assertThat(producer.acknowledged).containsExactlyElementsOf(expected);
+        assertThat(chars).isEqualTo(30L * workload.request(0).getPrompt().length());
+        assertThat(progress.toString(StandardCharsets.UTF_8)).contains("pre-loading 36 requests").contains("the first 6 to warm up");
     }
 
     @Test

@@ -51,7 +51,7 @@ class SpanTest {
     @Test
     void shouldPutCpuMicrosPerRecordOnTheRecordsAfterTheFirst() {
         Span span = Span.EMPTY.plus(0).plus(1000).plus(2000);
-        LoadtestReport.Phase phase = new LoadtestReport.Phase(3, 3, span, 0, java.util.Map.of("router", 0.5));
+        LoadtestReport.Phase phase = new LoadtestReport.Phase(3, 3, span, 0, java.util.Map.of("router", 0.5), 0);
         assertThat(phase.cpuMicrosPerRecord("router")).isCloseTo(250_000.0, within(1e-6));
         assertThat(phase.cpuMicrosPerRecord("broker")).isEqualTo(-1);
     }
