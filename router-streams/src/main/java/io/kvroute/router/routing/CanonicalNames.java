@@ -7,8 +7,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * One String instance per model, region and pool name, so that the checks each candidate of each decision makes (does
  * the worker serve the request's model, is its region known and allowed) compare references ({@link String#equals}'s
  * first test) and reuse the instance's cached hash, instead of hashing and comparing characters: every request and every
- * telemetry record decodes new Strings. Bounded, since request fields come from users: a name past the first
- * {@value #MAX_NAMES} is returned as it is, and then compared by its characters. Thread-safe.
+ * telemetry record decodes new Strings. Names are added from telemetry and settings ({@link #canonical}); a request's
+ * names, which come from users, are only looked up ({@link #known}), so users cannot fill the table. Bounded all the
+ * same: a name past the first {@value #MAX_NAMES} is returned as it is, and then compared by its characters. Thread-safe.
  */
 final class CanonicalNames {
     static final int MAX_NAMES = 1_024;
@@ -17,6 +18,29 @@ final class CanonicalNames {
     private CanonicalNames() {
     }
 
+    /** The instance kept for {@code name}, or {@code name} itself if none is kept: never adds one. */
+    static String known(String name) {
+        if (name == null) {
+            return null;
+        }
+        String known = NAMES.get(name);
+        return known != null ? known : name;
+    }
+
+    /** An immutable copy of {@code names} holding the instances kept for them, where there are; never adds one. */
+    static Set<String> known(Set<String> names) {
+        if (names.isEmpty()) {
+            return Set.of();
+        }
+        String[] copy = new String[names.size()];
+        int i = 0;
+        for (String name : names) {
+            copy[i++] = known(name);
+        }
+        return Set.of(copy);
+    }
+
+    /** The instance kept for {@code name}, keeping {@code name} if none is and the table has room. */
     static String canonical(String name) {
         if (name == null) {
             return null;

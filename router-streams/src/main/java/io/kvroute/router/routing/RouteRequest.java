@@ -27,9 +27,10 @@ public record RouteRequest(
 
     public RouteRequest {
         Objects.requireNonNull(requestId, "requestId");
-        model = CanonicalNames.canonical(Objects.requireNonNull(model, "model"));
+        // looked up only: these names come from users
+        model = CanonicalNames.known(Objects.requireNonNull(model, "model"));
         prefixBlockHashes = prefixBlockHashes == null ? new long[0] : prefixBlockHashes.clone();
-        allowedRegions = allowedRegions == null ? Set.of() : CanonicalNames.canonical(allowedRegions);
+        allowedRegions = allowedRegions == null ? Set.of() : CanonicalNames.known(allowedRegions);
         if (blockTokens <= 0) {
             blockTokens = 64;
         }

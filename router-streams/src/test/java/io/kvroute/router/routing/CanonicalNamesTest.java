@@ -39,6 +39,18 @@ class CanonicalNamesTest {
     }
 
     @Test
+    void shouldOnlyLookUpTheNamesOfRequestsWhichComeFromUsers() {
+        String userModel = new String("a-model-no-worker-serves".toCharArray());
+        String userRegion = new String("a-region-no-worker-is-in".toCharArray());
+        new RouteRequest("r-1", "t", userModel, 10, null, 16, 8, Set.of(userRegion), null, RouteRequest.NO_DEADLINE);
+
+        String sameModel = new String("a-model-no-worker-serves".toCharArray());
+        assertThat(CanonicalNames.known(sameModel)).as("the request's model was not kept").isSameAs(sameModel);
+        assertThat(CanonicalNames.known(Set.of(new String("a-region-no-worker-is-in".toCharArray()))).iterator().next())
+                .isNotSameAs(userRegion);
+    }
+
+    @Test
     void shouldKeepNamesEqualPastItsBound() {
         for (int i = 0; i < CanonicalNames.MAX_NAMES; i++) {
             CanonicalNames.canonical("model-" + i);
