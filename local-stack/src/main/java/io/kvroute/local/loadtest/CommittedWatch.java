@@ -93,8 +93,7 @@ final class CommittedWatch implements Runnable, AutoCloseable {
                             others++;
                             continue;
                         }
-                        int index = requestIndex(record.key(), idPrefix);
-                        if (index >= 0 && index < measuredFrom) {
+                        if (warmsUp(record.key())) {
                             warmups++;
                             lastProgressMs = now;
                             continue;
@@ -106,6 +105,7 @@ final class CommittedWatch implements Runnable, AutoCloseable {
                         seenAtMs[(int) span.count()] = now;
                         span = span.plus(now);
                         keys.add(record.key());
+                        int index = requestIndex(record.key(), idPrefix);
                         if (sentAtMs != null && index >= 0) {
                             long sent = sentAtMs.get(index);
                             if (sent > 0) {
@@ -134,6 +134,22 @@ final class CommittedWatch implements Runnable, AutoCloseable {
 
     synchronized Span span() {
         return span;
+    }
+
+    /** Whether the record of this key is a warm-up request's (counted apart, not measured). */
+    boolean warmsUp(String key) {
+        return warmsUp(key, idPrefix, measuredFrom);
+    }
+
+    /** Whether {@code key} is {@code idPrefix + i} with {@code i < measuredFrom}. */
+    static boolean warmsUp(String key, String idPrefix, int measuredFrom) {
+        int index = requestIndex(key, idPrefix);
+        return index >= 0 && index < measuredFrom;
+    }
+
+    /** How many requests warm up: those with an index below this. */
+    int measuredFrom() {
+        return measuredFrom;
     }
 
     /** Records on the measured partitions of the warm-up's requests. */

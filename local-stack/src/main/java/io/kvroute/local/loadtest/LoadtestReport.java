@@ -134,8 +134,8 @@ public final class LoadtestReport {
                     + setup.get("warmupRequests") + " warm-up left out)", latency.p50Ms() + " / " + latency.p99Ms() + " / " + latency.maxMs());
         }
         out.println();
-        out.printf("written per routed request (%d routed, %d of them to warm up), from end offsets and describeLogDirs:%n", routed(),
-                route.warmupRecords());
+        out.printf("written per routed request (%d routed%s), from end offsets and describeLogDirs:%n", routed(),
+                route.warmupRecords() > 0 ? ", " + route.warmupRecords() + " of them to warm up" : "");
         out.printf("%-52s %6s %9s %9s %9s %10s %10s%n", "topic", "parts", "records", "markers", "tombst.", "payload B", "log B");
         for (TopicWrites.Written w : topics) {
             out.printf("%-52s %6d %9.3f %9.3f %9.3f %10.0f %10.0f%n", w.topic(), w.partitions(), (double) w.records() / routed(),

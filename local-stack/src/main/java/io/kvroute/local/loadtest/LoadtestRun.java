@@ -247,8 +247,9 @@ public final class LoadtestRun {
                                 if (record.topic().equals(topics.decisions().name()) && record.value() != null) {
                                     RoutingDecision decision = decisions.deserialize(record.topic(), record.value());
                                     outcomes.merge(decision.getOutcome().name(), 1L, Long::sum);
-                                    if (decision.getOutcome() == DecisionOutcome.DISPATCHED && !(options.preload()
-                                            && CommittedWatch.requestIndex(decision.getRequestId(), idPrefix) < options.warmupRequests())) {
+                                    if (decision.getOutcome() == DecisionOutcome.DISPATCHED
+                                            && !(options.preload() && CommittedWatch.warmsUp(decision.getRequestId(), idPrefix,
+                                                    options.warmupRequests()))) {
                                         decided[0] = decided[0].plus(decision.getDecidedAtMs());
                                     }
                                 }
@@ -308,7 +309,10 @@ public final class LoadtestRun {
                 watch.cpuBetweenFirstAndLast(), watch.warmups());
     }
 
-    /** Waits until every request is seen, or every decision is and dispatches stopped, or nothing moved for the stall timeout. */
+    /**
+     * Waits until every request is seen (the warm-up's too, so the topics' writes are divided by what was written), or
+     * every decision is and dispatches stopped, or nothing moved for the stall timeout.
+     */
     private void awaitDone(CommittedWatch watch, List<ServiceProcess> processes, String verb) throws InterruptedException {
         long startMs = System.currentTimeMillis();
         long lastReportMs = startMs;
@@ -319,7 +323,7 @@ public final class LoadtestRun {
             }
             long now = System.currentTimeMillis();
             long seen = watch.span().count();
-            if (seen >= options.requests()) {
+            if (seen >= options.requests() && watch.warmups() >= watch.measuredFrom()) {
                 break;
             }
             long idleMs = now - watch.lastProgressMs();
@@ -533,7 +537,7 @@ public final class LoadtestRun {
 
     private Map<String, Object> setup(String fleetDescription, int dispatchPartitions, long promptChars, boolean own, String appId) {
         Map<String, Object> setup = new LinkedHashMap<>();
-        String mode = options.preload() ? options.requests() + " requests pre-loaded"
+        String mode = options.preload() ? options.requests() + " requests pre-loaded after " + options.warmupRequests() + " to warm up"
                 : options.requests() + " requests offered at " + Math.round(options.ratePerSecond()) + "/s";
         setup.put("summary", String.format("%s, %d idle workers (%s), %d router instance(s), policy %s, %s", mode, options.workers(),
                 fleetDescription, options.routers(), options.policy(), own ? "own KRaft broker + Apicurio registry" : "given cluster"));
