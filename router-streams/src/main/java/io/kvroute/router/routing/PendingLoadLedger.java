@@ -74,9 +74,11 @@ public final class PendingLoadLedger {
     /**
      * One worker's entries in placement order, in a ring of primitive arrays: a decision prunes every candidate's, and
      * with a deque of entry objects and a boxed count per partition that was a tenth of a decision at 1,000 workers
-     * (each hop a cache miss). Kept when empty, as the worker ids of a fleet are few.
+     * (each hop a cache miss). Kept when empty, as the worker ids of a fleet are few, its ring back to a small one.
      */
     private static final class WorkerEntries {
+        /** Ring length (a power of two) a worker keeps once its entries are gone. */
+        private static final int KEPT_WHEN_EMPTY = 16;
         private int[] partitions = new int[4];
         private long[] prefill = new long[4];
         private long[] blocks = new long[4];
@@ -108,6 +110,14 @@ public final class PendingLoadLedger {
                 kvBlocks -= blocks[head];
                 head = (head + 1) & mask;
                 size--;
+            }
+            if (size == 0 && placedAt.length > KEPT_WHEN_EMPTY) {
+                // a burst's ring is not kept for the worker's lifetime
+                partitions = new int[KEPT_WHEN_EMPTY];
+                prefill = new long[KEPT_WHEN_EMPTY];
+                blocks = new long[KEPT_WHEN_EMPTY];
+                placedAt = new long[KEPT_WHEN_EMPTY];
+                head = 0;
             }
         }
 

@@ -23,6 +23,21 @@ class PendingLoadLedgerTest {
     }
 
     @Test
+    void shouldCountAgainFromNothingAfterABurstWasAllPruned() {
+        for (int i = 0; i < 100; i++) {
+            ledger.add("w-a", i % 3, 10, 1, 1_000 + i);
+        }
+        assertThat(ledger.pending("w-a", 900, 1_200)).isEqualTo(new PendingLoad(100, 1_000, 100));
+        assertThat(ledger.pending("w-a", 2_000, 2_000)).isEqualTo(PendingLoad.NONE);
+
+        ledger.add("w-a", 2, 7, 3, 2_100);
+        ledger.add("w-a", 1, 5, 2, 2_101);
+        assertThat(ledger.pending("w-a", 2_000, 2_150)).isEqualTo(new PendingLoad(2, 12, 5));
+        assertThat(ledger.pendingOnPartition("w-a", 2, 2_000, 2_150)).isEqualTo(1);
+        assertThat(ledger.pendingOnPartition("w-a", 0, 2_000, 2_150)).isZero();
+    }
+
+    @Test
     void shouldDropEntriesThatNewerTelemetryAlreadyShows() {
         ledger.add("w-a", 0, 1_000, 70, 5_000);
         ledger.add("w-a", 0, 500, 40, 5_200);
