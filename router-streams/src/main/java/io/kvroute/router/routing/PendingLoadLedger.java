@@ -135,24 +135,16 @@ public final class PendingLoadLedger {
         /** Doubles the ring (its length stays a power of two), the oldest entry first. */
         private void grow() {
             int length = placedAt.length;
-            partitions = unroll(partitions, length * 2);
-            prefill = unroll(prefill, length * 2);
-            blocks = unroll(blocks, length * 2);
-            placedAt = unroll(placedAt, length * 2);
+            partitions = unroll(partitions, length, new int[length * 2]);
+            prefill = unroll(prefill, length, new long[length * 2]);
+            blocks = unroll(blocks, length, new long[length * 2]);
+            placedAt = unroll(placedAt, length, new long[length * 2]);
             head = 0;
         }
 
-        private int[] unroll(int[] ring, int length) {
-            int[] copy = new int[length];
-            int first = ring.length - head;
-            System.arraycopy(ring, head, copy, 0, first);
-            System.arraycopy(ring, 0, copy, first, head);
-            return copy;
-        }
-
-        private long[] unroll(long[] ring, int length) {
-            long[] copy = new long[length];
-            int first = ring.length - head;
+        /** Copies a full ring of {@code length} slots (any primitive array) into {@code copy}, the oldest entry first. */
+        private <A> A unroll(A ring, int length, A copy) {
+            int first = length - head;
             System.arraycopy(ring, head, copy, 0, first);
             System.arraycopy(ring, 0, copy, first, head);
             return copy;
