@@ -2,6 +2,7 @@ package io.kvroute.router.routing;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.UnaryOperator;
 
 /**
  * One String instance per model, region and pool name, so that the checks each candidate of each decision makes (does
@@ -29,15 +30,7 @@ final class CanonicalNames {
 
     /** An immutable copy of {@code names} holding the instances kept for them, where there are; never adds one. */
     static Set<String> known(Set<String> names) {
-        if (names.isEmpty()) {
-            return Set.of();
-        }
-        String[] copy = new String[names.size()];
-        int i = 0;
-        for (String name : names) {
-            copy[i++] = known(name);
-        }
-        return Set.of(copy);
+        return copyOf(names, CanonicalNames::known);
     }
 
     /** The instance kept for {@code name}, keeping {@code name} if none is and the table has room. */
@@ -55,13 +48,17 @@ final class CanonicalNames {
 
     /** An immutable copy of {@code names} holding the canonical instances. */
     static Set<String> canonical(Set<String> names) {
+        return copyOf(names, CanonicalNames::canonical);
+    }
+
+    private static Set<String> copyOf(Set<String> names, UnaryOperator<String> instance) {
         if (names.size() == 1) {
-            return Set.of(canonical(names.iterator().next()));
+            return Set.of(instance.apply(names.iterator().next()));
         }
         String[] copy = new String[names.size()];
         int i = 0;
         for (String name : names) {
-            copy[i++] = canonical(name);
+            copy[i++] = instance.apply(name);
         }
         return Set.of(copy);
     }

@@ -133,8 +133,7 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
     private long startedAtMs;
     private Cancellable forgetCheck;
     private long nextSequence;
-    private long parkedCount;
-    /** The parked requests' ids, tenants, deadlines and parking times, so a pass reads back only those it acts on. */
+    /** The parked requests' ids, tenants, deadlines and parking times, so a pass reads back only those it acts on; its size is how many wait. */
     private final ParkedIndex parkedIndex = new ParkedIndex();
     private CommitPacing commitPacing = CommitPacing.NONE;
     private Cancellable commitCheck;
@@ -207,12 +206,11 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
                 ParkedKey key = ParkedKey.decode(entry.key);
                 nextSequence = Math.max(nextSequence, key.sequence() + 1);
                 enqueue(entry.key, entry.value, key.parkedAtMs());
-                parkedCount++;
             }
         }
-        metrics.parkedChanged(parkedCount);
-        if (parkedCount > 0) {
-            LOG.info("task {} resumes with {} parked requests", context.taskId(), parkedCount);
+        metrics.parkedChanged(parkedIndex.size());
+        if (parkedIndex.size() > 0) {
+            LOG.info("task {} resumes with {} parked requests", context.taskId(), parkedIndex.size());
         }
         retry = context.schedule(Duration.ofMillis(retryMs), PunctuationType.WALL_CLOCK_TIME, ts -> retryParked());
         if (commitPacing.paces()) {
@@ -267,11 +265,11 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
             return;
         }
         // while anything waits, newcomers queue behind it: freed capacity goes in arrival order
-        if (parkedCount == 0 && tryPlace(request, sourceOfCurrentRecord(), 1, "", fleet, now) == null) {
+        if (parkedIndex.size() == 0 && tryPlace(request, sourceOfCurrentRecord(), 1, "", fleet, now) == null) {
             return;
         }
-        if (parkedCount >= parkedMaxCount) {
-            refuse(request, "the router already holds " + parkedCount + " requests waiting for capacity", now);
+        if (parkedIndex.size() >= parkedMaxCount) {
+            refuse(request, "the router already holds " + parkedIndex.size() + " requests waiting for capacity", now);
             return;
         }
         park(request, NOT_DISPATCHED, now);
@@ -334,7 +332,6 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
         String key = new ParkedKey(nextSequence++, now, dispatchAttempt).encode();
         parked.put(key, request);
         enqueue(key, request, now);
-        parkedCount++;
         metrics.parkedChanged(1);
         return key;
     }
@@ -354,7 +351,7 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
         synchronized (router) {
             peers.drainInto(router, fleet::get);
         }
-        if (parkedCount == 0) {
+        if (parkedIndex.size() == 0) {
             return;
         }
         long now = context.currentSystemTimeMs();
@@ -409,7 +406,6 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
             whyNotPlaced.remove(key);
             refusedBy.remove(key);
         }
-        parkedCount -= done.size();
         metrics.parkedChanged(-done.size());
         outputSinceAsk |= !done.isEmpty();
     }
@@ -425,26 +421,24 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
             try (KeyValueIterator<String, byte[]> it = cancellations.all()) {
                 while (it.hasNext()) {
                     KeyValue<String, byte[]> cancel = it.next();
-                    for (ParkedIndex.Entry entry : parkedIndex.ofRequest(cancel.key)) {
-                        if (CancelledEntry.cancels(cancel.value, entry.tenant())) {
-                            found.add(entry);
-                        }
-                    }
+                    addCancelled(found, cancel.key, cancel.value);
                 }
             }
         } else {
             for (String requestId : parkedIndex.requestIds()) {
-                byte[] cancel = cancellations.get(requestId);
-                if (cancel != null) {
-                    for (ParkedIndex.Entry entry : parkedIndex.ofRequest(requestId)) {
-                        if (CancelledEntry.cancels(cancel, entry.tenant())) {
-                            found.add(entry);
-                        }
-                    }
-                }
+                addCancelled(found, requestId, cancellations.get(requestId));
             }
         }
         return found;
+    }
+
+    /** Adds the parked entries of {@code requestId} that the kept {@code cancel} (null: none) cancels. */
+    private void addCancelled(List<ParkedIndex.Entry> found, String requestId, byte[] cancel) {
+        for (ParkedIndex.Entry entry : parkedIndex.ofRequest(requestId)) {
+            if (CancelledEntry.cancels(cancel, entry.tenant())) {
+                found.add(entry);
+            }
+        }
     }
 
     /** Reads a parked request back and answers it by {@code answer}, with the attempt its key carries; it leaves the queue and the index. */
@@ -587,14 +581,14 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
                     LOG.debug("request {} {}; placed again (attempt {})", id, why, next);
                     return;
                 }
-                if (parkedCount < parkedMaxCount) {
+                if (parkedIndex.size() < parkedMaxCount) {
                     metrics.handedBack(old.getRegion().toString(), "parked");
                     LOG.debug("request {} {}; waits for capacity: {}", id, why, notPlaced);
                     // the parked store keeps whole requests
                     InferenceRequest whole = InFlightEntries.whole(old, requests);
                     refusedBy.put(park(whole, next, now), new RefusedBy(handBack.workerId(), now + HANDED_BACK_EXCLUSION_MS));
                 } else {
-                    failHandedBack(request, old, why + "; no other worker could take it and " + parkedCount + " requests wait", next, now);
+                    failHandedBack(request, old, why + "; no other worker could take it and " + parkedIndex.size() + " requests wait", next, now);
                 }
             } catch (RequestReader.UnreadableRequestException e) {
                 failHandedBack(request, old, why + "; " + e.getMessage(), next, now);
@@ -734,8 +728,7 @@ public final class RoutingProcessor implements Processor<String, Object, Object,
         if (commitCheck != null) {
             commitCheck.cancel();
         }
-        metrics.parkedChanged(-parkedCount);
-        parkedCount = 0;
+        metrics.parkedChanged(-parkedIndex.size());
         parkedIndex.clear();
         fairShares.close(context.taskId(), queue);
     }
