@@ -1,7 +1,7 @@
 package io.kvroute.router.routing;
 
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -131,7 +131,8 @@ public final class KvAwarePolicy implements RoutingPolicy {
     private final RouterState state;
     private final EngineSpeeds speeds;
     private final TransitDelays transit = new TransitDelays();
-    private final Map<String, WorkerHistory> histories = new HashMap<>();
+    /** By the worker's {@link WorkerIds} id. */
+    private WorkerHistory[] histories = new WorkerHistory[0];
     private final PrefixDemand demand;
     private Estimate lastChoice;
     private RouteRequest lastRequest;
@@ -281,7 +282,7 @@ public final class KvAwarePolicy implements RoutingPolicy {
     public void onPlaced(RouteRequest request, Placement placement, long nowMs) {
         Estimate chosen = lastChoice;
         boolean estimated = chosen != null && lastRequest == request && chosen.worker().workerId().equals(placement.workerId());
-        account(request, placement.workerId(), nowMs, estimated ? chosen.delayMs() : 0, estimated ? chosen.workMs() : 0,
+        account(request, estimated ? chosen.worker().denseId() : WorkerIds.of(placement.workerId()), nowMs, estimated ? chosen.delayMs() : 0, estimated ? chosen.workMs() : 0,
                 lastRequest == request ? lastBestMatch : 0);
         lastChoice = null;
         lastRequest = null;
@@ -296,12 +297,12 @@ public final class KvAwarePolicy implements RoutingPolicy {
         peerPlacedAtMs = Math.max(peerPlacedAtMs, decidedAtMs);
         int matched = state.cachedBlocks(worker, request, decidedAtMs);
         Estimate e = estimate(request, worker, matched, matched, decidedAtMs);
-        account(request, worker.workerId(), decidedAtMs, e.delayMs(), e.workMs(), matched);
+        account(request, worker.denseId(), decidedAtMs, e.delayMs(), e.workMs(), matched);
     }
 
     /** A placement at {@code atMs} joins the worker's history, and its first {@code heldBlocks} blocks their demand. */
-    private void account(RouteRequest request, String workerId, long atMs, long delayMs, double workMs, int heldBlocks) {
-        history(workerId).placed(atMs, atMs + delayMs, workMs, request.promptTokens() + request.maxTokens() / 2.0);
+    private void account(RouteRequest request, int worker, long atMs, long delayMs, double workMs, int heldBlocks) {
+        history(worker).placed(atMs, atMs + delayMs, workMs, request.promptTokens() + request.maxTokens() / 2.0);
         demand.add(request.hashes(), heldBlocks, atMs);
     }
 
@@ -332,7 +333,7 @@ public final class KvAwarePolicy implements RoutingPolicy {
         int cached = request.cachedTokens(matched);
         int uncached = request.uncachedTokens(matched);
         long delay = delayMs(worker.region());
-        WorkerHistory history = history(worker.workerId());
+        WorkerHistory history = history(worker.denseId());
         // Every decoding sequence attends to its whole context, shared prefix blocks included, so
         // the KV in use undercounts it when sequences share a prefix.
         long contextTokens = Math.max(Math.max(worker.kvBlocksUsed() * worker.kvBlockTokens(), worker.observed().decodingContextTokens()),
@@ -469,12 +470,16 @@ public final class KvAwarePolicy implements RoutingPolicy {
         return Math.max(0.0, 1.0 - held / capacity);
     }
 
-    private WorkerHistory history(String workerId) {
-        WorkerHistory history = histories.get(workerId);
+    /** The history of the worker whose {@link WorkerIds} id is {@code id}. */
+    private WorkerHistory history(int id) {
+        if (id >= histories.length) {
+            histories = Arrays.copyOf(histories, Math.max(id + 1, Math.max(16, histories.length * 2)));
+        }
+        WorkerHistory history = histories[id];
         if (history == null) {
             RoutingSettings settings = state.settings();
             history = new WorkerHistory(ARRIVAL_RATE_TAU_MS, settings.ledgerGraceMs(), settings.ledgerMaxAgeMs());
-            histories.put(workerId, history);
+            histories[id] = history;
         }
         return history;
     }

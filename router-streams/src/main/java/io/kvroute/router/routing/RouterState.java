@@ -1,7 +1,6 @@
 package io.kvroute.router.routing;
 
-import java.util.IdentityHashMap;
-import java.util.Map;
+import java.util.Arrays;
 
 /**
  * The mutable routing state shared by the filter and every policy of one router instance: the
@@ -27,11 +26,14 @@ public final class RouterState {
     private final OutputLengths outputLengths = new OutputLengths();
     private final EngineSpeeds engineSpeeds;
     /**
-     * Pending load per snapshot instance at {@link #pendingAtMs}, while the ledger has had no new
-     * placement: a decision reads each candidate's twice (filter, then policy), and the ledger's
-     * map lookup was a tenth of a decision at 1,000 workers.
+     * Pending load per snapshot instance (by its worker's dense id) at {@link #pendingAtMs}, while the ledger has had
+     * no new placement: a decision reads each candidate's twice (filter, then policy). An entry is current when its
+     * stamp is {@link #pendingStamp}.
      */
-    private Map<WorkerSnapshot, PendingLoad> pendingOfDecision = new IdentityHashMap<>();
+    private PendingLoad[] pendingOfDecision = new PendingLoad[0];
+    private WorkerSnapshot[] pendingSnapshot = new WorkerSnapshot[0];
+    private int[] pendingStamps = new int[0];
+    private int pendingStamp;
     private long pendingAtMs = Long.MIN_VALUE;
     private long pendingAdditions = -1;
 
@@ -104,20 +106,27 @@ public final class RouterState {
 
     public PendingLoad pending(WorkerSnapshot worker, long nowMs) {
         if (nowMs != pendingAtMs || ledger.additions() != pendingAdditions) {
-            // clearing costs the table's capacity: after a decision that evaluated a whole large fleet, start small again
-            if (pendingOfDecision.size() > 256) {
-                pendingOfDecision = new IdentityHashMap<>();
-            } else {
-                pendingOfDecision.clear();
+            if (++pendingStamp == Integer.MAX_VALUE) {
+                Arrays.fill(pendingStamps, 0);
+                pendingStamp = 1;
             }
             pendingAtMs = nowMs;
             pendingAdditions = ledger.additions();
         }
-        PendingLoad pending = pendingOfDecision.get(worker);
-        if (pending == null) {
-            pending = ledger.pending(worker.workerId(), worker.observedAtMs(), nowMs);
-            pendingOfDecision.put(worker, pending);
+        int id = worker.denseId();
+        if (id >= pendingStamps.length) {
+            int length = Math.max(id + 1, Math.max(16, pendingStamps.length * 2));
+            pendingStamps = Arrays.copyOf(pendingStamps, length);
+            pendingOfDecision = Arrays.copyOf(pendingOfDecision, length);
+            pendingSnapshot = Arrays.copyOf(pendingSnapshot, length);
         }
+        if (pendingStamps[id] == pendingStamp && pendingSnapshot[id] == worker) {
+            return pendingOfDecision[id];
+        }
+        PendingLoad pending = ledger.pending(id, worker.observedAtMs(), nowMs);
+        pendingStamps[id] = pendingStamp;
+        pendingSnapshot[id] = worker;
+        pendingOfDecision[id] = pending;
         return pending;
     }
 
@@ -192,7 +201,7 @@ public final class RouterState {
     /** As {@link #recordPlacement(RouteRequest, Placement, WorkerSnapshot, long)}, on {@code worker}'s {@code partition}. */
     public void recordPlacement(RouteRequest request, int partition, WorkerSnapshot worker, long nowMs) {
         int matched = cachedBlocks(worker, request, nowMs);
-        ledger.add(worker.workerId(), partition, request.uncachedTokens(matched),
+        ledger.add(worker.denseId(), partition, request.uncachedTokens(matched),
                 settings.kvBlocksNeeded(request, matched, worker.kvBlockTokens()), nowMs);
         prefixIndex.record(worker.workerId(), request.hashes(), nowMs, nowMs + claimTrustMs(request.uncachedTokens(matched)));
     }
@@ -205,7 +214,7 @@ public final class RouterState {
         int best = -1;
         int bestPending = Integer.MAX_VALUE;
         for (int partition : worker.ownedPartitions()) {
-            int pending = ledger.pendingOnPartition(worker.workerId(), partition, worker.observedAtMs(), nowMs);
+            int pending = ledger.pendingOnPartition(worker.denseId(), partition, worker.observedAtMs(), nowMs);
             if (pending < bestPending || (pending == bestPending && partition < best)) {
                 best = partition;
                 bestPending = pending;

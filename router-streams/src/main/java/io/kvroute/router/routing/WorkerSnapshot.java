@@ -21,6 +21,9 @@ import java.util.Set;
  * @param pool            the model and hardware class behind the worker, whose speed routers learn; "" = not named
  * @param observed        the worker's own record of what it sent ({@link ObservedWork#NONE} from a worker that
  *                        does not report it)
+ * @param denseId         ignored when given: always the {@link WorkerIds} id of {@code workerId}, by which per-worker
+ *                        routing state is kept in arrays (a decision reads it for every candidate; a map lookup per
+ *                        candidate and state were cache misses at 1,000 workers). Build snapshots without it.
  */
 public record WorkerSnapshot(
         String workerId,
@@ -44,10 +47,12 @@ public record WorkerSnapshot(
         long observedAtMs,
         long rateLimitedUntilMs,
         String pool,
-        ObservedWork observed) {
+        ObservedWork observed,
+        int denseId) {
 
     public WorkerSnapshot {
         workerId = WorkerIds.canonical(Objects.requireNonNull(workerId, "workerId"));
+        denseId = WorkerIds.find(workerId);
         region = CanonicalNames.canonical(Objects.requireNonNull(region, "region"));
         models = CanonicalNames.canonical(models);
         ownedPartitions = List.copyOf(ownedPartitions);
@@ -57,6 +62,16 @@ public record WorkerSnapshot(
         if (kvBlockTokens <= 0) {
             kvBlockTokens = 16;
         }
+    }
+
+    public WorkerSnapshot(String workerId, String region, Set<String> models, List<Integer> ownedPartitions, long kvBlocksTotal,
+                          long kvBlocksUsed, int kvBlockTokens, double kvUsage, int running, int waiting, int runningPrefill,
+                          int runningDecode, long queuedPrefillTokens, long queuedPrefillAttention, int maxRunning,
+                          double prefixHitRate, double tokensPerSecond, WorkerHealth status, long observedAtMs,
+                          long rateLimitedUntilMs, String pool, ObservedWork observed) {
+        this(workerId, region, models, ownedPartitions, kvBlocksTotal, kvBlocksUsed, kvBlockTokens, kvUsage, running, waiting,
+                runningPrefill, runningDecode, queuedPrefillTokens, queuedPrefillAttention, maxRunning, prefixHitRate,
+                tokensPerSecond, status, observedAtMs, rateLimitedUntilMs, pool, observed, -1);
     }
 
     /**

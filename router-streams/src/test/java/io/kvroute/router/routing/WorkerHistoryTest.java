@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 class WorkerHistoryTest {
@@ -74,6 +77,86 @@ class WorkerHistoryTest {
         assertThat(history.backlogMs(1_151, 0, 1_160, 1_160)).isZero();
         assertThat(history.ownBacklogMs(1_160)).isEqualTo(140);
         assertThat(history.ownBacklogMs(1_400)).isZero();
+    }
+
+    /**
+     * The ring against the two deques of placement objects it replaced (kept below as the model): placements, reads of
+     * old and new snapshots, a clock that mostly moves on and sometimes steps back, enough placements at once to grow
+     * and wrap the ring.
+     */
+    @Test
+    void shouldFoldExactlyAsTwoDequesOfPlacementsWould() {
+        SplittableRandom random = new SplittableRandom(11);
+        DequeModel model = new DequeModel(100, 10_000);
+        long now = 1_000;
+        long observedAt = 900;
+        int mostHeld = 0;
+        for (int step = 0; step < 50_000; step++) {
+            now += random.nextInt(10) == 0 ? -random.nextInt(50) : random.nextInt(20);
+            int what = random.nextInt(10);
+            if (what < 5) {
+                long arrives = now + random.nextInt(30);
+                double work = random.nextInt(8) == 0 ? 0 : random.nextDouble() * 40;
+                history.placed(now, arrives, work, 1_000);
+                model.placed(now, arrives, work);
+                mostHeld = Math.max(mostHeld, model.sinceTelemetry.size());
+                continue;
+            }
+            if (what == 9) {
+                observedAt = now - random.nextInt(20_000) / (random.nextInt(100) + 1);
+            }
+            double reported = random.nextDouble() * 100;
+            long at = now + random.nextInt(30);
+            assertThat(history.backlogMs(observedAt, reported, now, at)).as("step %d", step)
+                    .isEqualTo(model.backlogMs(observedAt, reported, now, at));
+        }
+        assertThat(mostHeld).as("the ring grew past its first size").isGreaterThan(16);
+    }
+
+    /** The deque version of {@link WorkerHistory#backlogMs}, as it was before the ring. */
+    private static final class DequeModel {
+        private final long graceMs;
+        private final long maxAgeMs;
+        private final Deque<long[]> sinceTelemetry = new ArrayDeque<>();
+        private final Deque<long[]> unfolded = new ArrayDeque<>();
+        private long foldObservedAtMs = Long.MIN_VALUE;
+        private double foldQueueMs;
+        private long foldAtMs;
+
+        DequeModel(long graceMs, long maxAgeMs) {
+            this.graceMs = graceMs;
+            this.maxAgeMs = maxAgeMs;
+        }
+
+        void placed(long placedAtMs, long arrivesAtMs, double workMs) {
+            if (workMs > 0) {
+                long[] placed = {placedAtMs, arrivesAtMs, Double.doubleToRawLongBits(workMs)};
+                sinceTelemetry.addLast(placed);
+                unfolded.addLast(placed);
+            }
+        }
+
+        double backlogMs(long observedAtMs, double reportedMs, long nowMs, long atMs) {
+            long ageCutoff = nowMs - maxAgeMs;
+            long cutoff = observedAtMs != foldObservedAtMs ? Math.max(observedAtMs - graceMs, ageCutoff) : ageCutoff;
+            while (!sinceTelemetry.isEmpty() && sinceTelemetry.peekFirst()[0] < cutoff) {
+                sinceTelemetry.removeFirst();
+            }
+            if (observedAtMs != foldObservedAtMs) {
+                unfolded.clear();
+                unfolded.addAll(sinceTelemetry);
+                foldObservedAtMs = observedAtMs;
+                foldQueueMs = reportedMs;
+                foldAtMs = observedAtMs;
+            }
+            while (!unfolded.isEmpty()) {
+                long[] p = unfolded.removeFirst();
+                long arrives = Math.max(foldAtMs, p[1]);
+                foldQueueMs = Math.max(0, foldQueueMs - (arrives - foldAtMs)) + Double.longBitsToDouble(p[2]);
+                foldAtMs = arrives;
+            }
+            return atMs > foldAtMs ? Math.max(0, foldQueueMs - (atMs - foldAtMs)) : foldQueueMs;
+        }
     }
 
     @Test
