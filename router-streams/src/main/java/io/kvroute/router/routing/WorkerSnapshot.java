@@ -64,6 +64,7 @@ public record WorkerSnapshot(
         }
     }
 
+    /** A snapshot as the worker reported it; its dense id is filled in. */
     public WorkerSnapshot(String workerId, String region, Set<String> models, List<Integer> ownedPartitions, long kvBlocksTotal,
                           long kvBlocksUsed, int kvBlockTokens, double kvUsage, int running, int waiting, int runningPrefill,
                           int runningDecode, long queuedPrefillTokens, long queuedPrefillAttention, int maxRunning,

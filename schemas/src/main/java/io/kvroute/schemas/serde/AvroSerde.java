@@ -131,13 +131,24 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T>, Seri
         }
     }
 
-    /** The generated class's writer, able to write a record's fields after its first alone. */
+    /**
+     * The generated class's writer, able to write a record's fields after its first alone. It writes records with the
+     * code Avro generated for each class ({@code customEncode}: the fields in order, no lookup by position or schema
+     * walk), the same bytes as the schema-driven writer at about half its cost; the decision record alone, encoded
+     * the schema-driven way, was a tenth of the routing thread in a loadtest profile.
+     */
     private static final class FieldWriter<T> extends SpecificDatumWriter<T> {
         private final List<Schema.Field> fields;
 
         FieldWriter(Schema schema) {
-            super(schema);
+            super(schema, withCustomCoders());
             this.fields = schema.getFields();
+        }
+
+        private static SpecificData withCustomCoders() {
+            SpecificData data = new SpecificData(AvroSerde.class.getClassLoader());
+            data.setCustomCoders(true);
+            return data;
         }
 
         void writeFieldsAfterTheFirst(T datum, BinaryEncoder out) throws IOException {
