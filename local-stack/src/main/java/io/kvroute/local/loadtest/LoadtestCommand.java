@@ -90,6 +90,11 @@ public final class LoadtestCommand implements Callable<Integer> {
             + "what transaction markers cost a plain app).")
     Integer copyPartitions;
 
+    @Option(names = "--transaction-version", description = "Format the run's own broker with this Kafka transaction protocol "
+            + "version, 1 or 2 (default: Kafka's, 2). Version 2 adds a partition to a transaction when the broker takes its first "
+            + "write, refusing it while the previous commit's markers are still being written (the write is sent again).")
+    Integer transactionVersion;
+
     @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Extra router setting, router.* or kafka.* (repeatable).")
     Map<String, String> settings = new LinkedHashMap<>();
 
@@ -168,6 +173,13 @@ public final class LoadtestCommand implements Callable<Integer> {
             throw bad("--replication-factor applies to a given cluster (--bootstrap-servers); the run's own broker is one node, was "
                     + replicationFactor);
         }
+        if (transactionVersion != null && (transactionVersion < 1 || transactionVersion > 2)) {
+            throw bad("--transaction-version must be 1 or 2, was " + transactionVersion);
+        }
+        if (transactionVersion != null && bootstrapServers != null) {
+            throw bad("--transaction-version formats the run's own broker; a given cluster (--bootstrap-servers) keeps its own, was "
+                    + transactionVersion);
+        }
         int sinkPartitions = copyPartitions != null ? copyPartitions : KvrouteTopics.DEFAULT_PARTITIONS;
         between("--copy-partitions", sinkPartitions, 1, 100_000);
         if (stallTimeout.isNegative() || stallTimeout.isZero()) {
@@ -197,7 +209,7 @@ public final class LoadtestCommand implements Callable<Integer> {
         Path dir = workDir != null ? workDir : Path.of(".kvroute").resolve("loadtest-" + System.currentTimeMillis());
         return new LoadtestRun.Options(requests, workers, gpusPerWorker, routers, policy, rate == null ? 0 : rate, bootstrapServers, registryUrl,
                 (short) replicationFactor, dir.toAbsolutePath(), blockTokens, copy, sinkPartitions, Map.copyOf(settings), stallTimeout,
-                tracePath, commandLine(), warmupSeconds, preloadWarmup);
+                tracePath, commandLine(), warmupSeconds, preloadWarmup, transactionVersion == null ? 0 : transactionVersion);
     }
 
     private String commandLine() {

@@ -68,6 +68,11 @@ public final class LoadtestReport {
         this.notes = List.copyOf(notes);
     }
 
+    /** What was run: the command, the fleet, the cluster's transaction.version, ... (as in the JSON report). */
+    public Map<String, Object> setup() {
+        return setup;
+    }
+
     public Phase copy() {
         return copy;
     }
@@ -143,7 +148,11 @@ public final class LoadtestReport {
                     (double) w.logBytes() / routed());
         }
         out.println();
-        out.println("producer errors in the process logs (lines naming the error):");
+        Object transactionVersion = setup.getOrDefault("transactionVersion", 0);
+        out.println("producer errors in the process logs (lines naming the error; the cluster's transaction.version is "
+                + transactionVersion + (Integer.valueOf(2).equals(transactionVersion)
+                        ? ": CONCURRENT_TRANSACTIONS, then OUT_OF_ORDER_SEQUENCE_NUMBER behind it, is a write sent again while the "
+                        + "broker still finished the previous commit" : "") + "):");
         logErrors.forEach((process, counts) -> {
             if (counts.isEmpty()) {
                 out.printf("  %-20s %s%n", process, "none");

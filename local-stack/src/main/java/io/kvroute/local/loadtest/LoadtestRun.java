@@ -68,11 +68,12 @@ public final class LoadtestRun {
      * @param settings extra router settings, key=value
      * @param warmupSeconds with a rate, the requests offered in the first this many seconds are not in the latency figures
      * @param preloadWarmup pre-loaded, this many more requests go first: copied and routed, never measured
+     * @param transactionVersion the run's own broker is formatted with this transaction protocol version; 0: Kafka's default
      */
     public record Options(int requests, int workers, int gpusPerWorker, int routers, String policy, double ratePerSecond, String bootstrapServers,
                           String registryUrl, short replicationFactor, Path workDir, int blockTokens, boolean copy, int copyPartitions,
                           Map<String, String> settings, Duration stallTimeout, Path trace, String commandLine, double warmupSeconds,
-                          int preloadWarmup) {
+                          int preloadWarmup, int transactionVersion) {
         public boolean preload() {
             return ratePerSecond == 0;
         }
@@ -81,7 +82,7 @@ public final class LoadtestRun {
         public Options inRun(int i) {
             return new Options(requests, workers, gpusPerWorker, routers, policy, ratePerSecond, bootstrapServers, registryUrl,
                     replicationFactor, workDir.resolve("run-" + i), blockTokens, copy, copyPartitions, settings, stallTimeout, trace,
-                    commandLine, warmupSeconds, preloadWarmup);
+                    commandLine, warmupSeconds, preloadWarmup, transactionVersion);
         }
 
         /**
@@ -128,7 +129,11 @@ public final class LoadtestRun {
             String registryUrl;
             if (own) {
                 progress.println("kvroute loadtest: starting a KRaft broker and a schema registry in " + options.workDir() + " ...");
-                broker = new LocalKafkaBroker(options.workDir().resolve("kafka"), "512m", 1).start();
+                broker = new LocalKafkaBroker(options.workDir().resolve("kafka"), "512m", 1);
+                if (options.transactionVersion() > 0) {
+                    broker.withTransactionVersion(options.transactionVersion());
+                }
+                broker.start();
                 registry = ApicurioRegistry.start(options.workDir().resolve("registry"));
                 bootstrap = broker.bootstrapServers();
                 registryUrl = registry.url();
@@ -172,6 +177,7 @@ public final class LoadtestRun {
         }
 
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+            int transactionVersion = finalizedTransactionVersion(admin);
             services.createTopics(options.replicationFactor());
             createTopic(admin, copyTopic, options.copyPartitions());
             TopicWrites writes = new TopicWrites(admin, bootstrap);
@@ -271,6 +277,7 @@ public final class LoadtestRun {
                         notes.add(idle.failed() + " telemetry records failed to send");
                     }
                     Map<String, Object> setup = setup(fleetDescription, dispatchPartitions.size(), promptChars, own, appId);
+                    setup.put("transactionVersion", transactionVersion);
                     return new LoadtestReport(setup, copy, route, decided[0], outcomes, List.copyOf(written.values()), latency,
                             errors, notes);
                 } finally {
@@ -451,6 +458,16 @@ public final class LoadtestRun {
             TimeUnit.MILLISECONDS.sleep(250);
         }
         throw new IllegalStateException("the routers' group " + group + " did not have " + members + " stable members within 2 minutes");
+    }
+
+    /**
+     * The cluster's finalized {@code transaction.version}: with 2, a transaction's first write to a partition that arrives
+     * while the previous commit's markers are still being written is refused (CONCURRENT_TRANSACTIONS) and sent again.
+     * 0 when the cluster names none (before Kafka 4).
+     */
+    static int finalizedTransactionVersion(Admin admin) throws Exception {
+        var level = admin.describeFeatures().featureMetadata().get(30, TimeUnit.SECONDS).finalizedFeatures().get("transaction.version");
+        return level == null ? 0 : level.maxVersionLevel();
     }
 
     private static void createTopic(Admin admin, String name, int partitions) throws Exception {

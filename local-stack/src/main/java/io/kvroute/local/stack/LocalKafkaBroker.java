@@ -43,6 +43,8 @@ public final class LocalKafkaBroker implements AutoCloseable {
     private BrokerSecurity security;
     /** With {@link #withClientCertificates}: the port of the mutual-TLS listener of the (single) broker, else 0. */
     private int mutualTlsPort;
+    /** With {@link #withTransactionVersion}: the transaction protocol version the storage is formatted with, else 0 (Kafka's). */
+    private int transactionVersion;
 
     public LocalKafkaBroker(Path dir, String heap) {
         this(dir, heap, 1);
@@ -125,6 +127,19 @@ public final class LocalKafkaBroker implements AutoCloseable {
             throw new IllegalStateException("OAUTHBEARER needs a secured cluster: call secured(...) first");
         }
         security.oauthBearer(jwksUrl, issuer, audience);
+        return this;
+    }
+
+    /**
+     * Formats the storage with Kafka's transaction protocol {@code version} (feature {@code transaction.version}: 2, Kafka 4's
+     * default, adds a partition to a transaction when the broker takes its first write; 1 has the producer add it first).
+     * Applies when the storage is first formatted. Call before {@link #start()}.
+     */
+    public LocalKafkaBroker withTransactionVersion(int version) {
+        if (version < 1 || version > 2) {
+            throw new IllegalArgumentException("transaction.version must be 1 or 2, was " + version);
+        }
+        this.transactionVersion = version;
         return this;
     }
 
@@ -234,6 +249,9 @@ public final class LocalKafkaBroker implements AutoCloseable {
 
     private void format(Path config, Node node, String clusterId) throws IOException {
         List<String> args = new ArrayList<>(List.of("format", "-t", clusterId, "-c", config.toString()));
+        if (transactionVersion > 0) {
+            args.addAll(List.of("--feature", "transaction.version=" + transactionVersion));
+        }
         Path log = dir.resolve("format.log");
         // the storage tool reads "@file" as more arguments: the SCRAM passwords stay off its command line
         Path scramArgs = dir.resolve(node.name() + "-scram.args");

@@ -34,13 +34,14 @@ class LoadtestCommandTest {
         assertThat(options.warmupRequests()).as("pre-loaded, the warm-up comes on top of the measured requests").isEqualTo(10_000);
         assertThat(options.totalRequests()).isEqualTo(60_000);
         assertThat(parse("--warmup-requests", "0").totalRequests()).isEqualTo(50_000);
+        assertThat(options.transactionVersion()).as("the broker's own default").isZero();
     }
 
     @Test
     void shouldTakeEveryFlag() {
         LoadtestRun.Options options = parse("--requests", "1500", "--workers", "1000", "--routers", "2", "--policy", "round-robin",
                 "--rate", "250", "--no-copy", "--copy-partitions", "1000", "--block-tokens", "32", "--set", "router.saturation.queue.factor=1000",
-                "--work-dir", "/tmp/x", "--stall-timeout", "PT10S", "--warmup-seconds", "2");
+                "--work-dir", "/tmp/x", "--stall-timeout", "PT10S", "--warmup-seconds", "2", "--transaction-version", "1");
         assertThat(options.requests()).isEqualTo(1500);
         assertThat(options.workers()).isEqualTo(1000);
         assertThat(options.routers()).isEqualTo(2);
@@ -55,6 +56,7 @@ class LoadtestCommandTest {
         assertThat(options.settings()).containsEntry("router.saturation.queue.factor", "1000");
         assertThat(options.workDir()).isEqualTo(Path.of("/tmp/x"));
         assertThat(options.commandLine()).startsWith("kvroute loadtest --requests 1500");
+        assertThat(options.transactionVersion()).isEqualTo(1);
     }
 
     @Test
@@ -68,6 +70,7 @@ class LoadtestCommandTest {
         assertThatThrownBy(() -> parse("--block-tokens", "600")).hasMessageContaining("--block-tokens").hasMessageContaining("600");
         assertThatThrownBy(() -> parse("--copy-partitions", "0")).hasMessageContaining("--copy-partitions").hasMessageContaining("was 0");
         assertThatThrownBy(() -> parse("--stall-timeout", "PT0S")).hasMessageContaining("--stall-timeout");
+        assertThatThrownBy(() -> parse("--transaction-version", "3")).hasMessageContaining("--transaction-version").hasMessageContaining("was 3");
         assertThatThrownBy(() -> parse("--repeat", "0")).hasMessage("--repeat must be between 1 and 20, was 0");
         assertThatThrownBy(() -> parse("--warmup-requests", "-1")).hasMessageContaining("--warmup-requests").hasMessageContaining("was -1");
         assertThatThrownBy(() -> parse("--rate", "10", "--warmup-requests", "100"))
@@ -103,6 +106,8 @@ class LoadtestCommandTest {
         assertThatThrownBy(() -> parse("--replication-factor", "3")).hasMessageContaining("--replication-factor").hasMessageContaining("3");
         assertThat(parse("--bootstrap-servers", "h:1", "--registry-url", "http://r/apis/ccompat/v7", "--replication-factor", "3")
                 .replicationFactor()).isEqualTo((short) 3);
+        assertThatThrownBy(() -> parse("--bootstrap-servers", "h:1", "--registry-url", "http://r", "--transaction-version", "1"))
+                .hasMessageContaining("--transaction-version").hasMessageContaining("given cluster");
     }
 
     @Test

@@ -25,7 +25,7 @@ class LoadtestIntegrationTest {
         Path dir = Files.createTempDirectory("kvroute-loadtest");
         Path json = dir.resolve("report.json");
         LoadtestRun.Options options = new LoadtestRun.Options(REQUESTS, 4, 2, 1, "kvroute", 0, null, null, (short) 1, dir, 16, true, 4,
-                Map.of(), Duration.ofSeconds(30), LoadtestCommand.defaultTrace(), "test", 0, WARMUP);
+                Map.of(), Duration.ofSeconds(30), LoadtestCommand.defaultTrace(), "test", 0, WARMUP, 1);
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
 
         LoadtestReport report = new LoadtestRun(options, new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
@@ -54,6 +54,9 @@ class LoadtestIntegrationTest {
         assertThat(dispatch.logBytes()).isGreaterThan(dispatch.payloadBytes());
         assertThat(written(report, "kvroute.decisions").records()).isEqualTo(REQUESTS + WARMUP);
         assertThat(report.topics()).anySatisfy(w -> assertThat(w.topic()).endsWith("-changelog"));
+
+        assertThat(report.setup()).as("the broker was formatted with transactions version 1, as asked")
+                .containsEntry("transactionVersion", 1);
 
         report.writeJson(json);
         assertThat(Files.readString(json)).contains("\"ratioRoutedToCopy\"", "\"writtenPerRequest\"", "\"cpuMicrosPerRequest\"");
