@@ -282,7 +282,8 @@ public final class KvAwarePolicy implements RoutingPolicy {
     public void onPlaced(RouteRequest request, Placement placement, long nowMs) {
         Estimate chosen = lastChoice;
         boolean estimated = chosen != null && lastRequest == request && chosen.worker().workerId().equals(placement.workerId());
-        account(request, estimated ? chosen.worker().denseId() : WorkerIds.of(placement.workerId()), nowMs, estimated ? chosen.delayMs() : 0, estimated ? chosen.workMs() : 0,
+        int worker = estimated ? chosen.worker().denseId() : WorkerIds.of(placement.workerId());
+        account(request, worker, nowMs, estimated ? chosen.delayMs() : 0, estimated ? chosen.workMs() : 0,
                 lastRequest == request ? lastBestMatch : 0);
         lastChoice = null;
         lastRequest = null;

@@ -27,11 +27,12 @@ package io.kvroute.router.routing;
  */
 final class WorkerHistory {
     static final double CONTEXT_SMOOTHING = 0.05;
+    /** Longs per placement in {@link #ring}. */
+    private static final int STRIDE = 3;
 
     private final double tauMs;
     private final long graceMs;
     private final long maxAgeMs;
-    private static final int STRIDE = 3;
     /** Placements since telemetry, oldest first: placed at, arrives at, work (double bits), from slot {@link #head}. */
     private long[] ring = new long[4 * STRIDE];
     private int head;
