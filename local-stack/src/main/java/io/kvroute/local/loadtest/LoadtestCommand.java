@@ -173,8 +173,8 @@ public final class LoadtestCommand implements Callable<Integer> {
             throw bad("--replication-factor applies to a given cluster (--bootstrap-servers); the run's own broker is one node, was "
                     + replicationFactor);
         }
-        if (transactionVersion != null && (transactionVersion < 1 || transactionVersion > 2)) {
-            throw bad("--transaction-version must be 1 or 2, was " + transactionVersion);
+        if (transactionVersion != null) {
+            between("--transaction-version", transactionVersion, 1, 2);
         }
         if (transactionVersion != null && bootstrapServers != null) {
             throw bad("--transaction-version formats the run's own broker; a given cluster (--bootstrap-servers) keeps its own, was "

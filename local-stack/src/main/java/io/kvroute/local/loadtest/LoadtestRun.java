@@ -460,12 +460,8 @@ public final class LoadtestRun {
         throw new IllegalStateException("the routers' group " + group + " did not have " + members + " stable members within 2 minutes");
     }
 
-    /**
-     * The cluster's finalized {@code transaction.version}: with 2, a transaction's first write to a partition that arrives
-     * while the previous commit's markers are still being written is refused (CONCURRENT_TRANSACTIONS) and sent again.
-     * 0 when the cluster names none (before Kafka 4).
-     */
-    static int finalizedTransactionVersion(Admin admin) throws Exception {
+    /** The cluster's finalized {@code transaction.version} (the report says what it means); 0 when it names none (before Kafka 4). */
+    private static int finalizedTransactionVersion(Admin admin) throws Exception {
         var level = admin.describeFeatures().featureMetadata().get(30, TimeUnit.SECONDS).finalizedFeatures().get("transaction.version");
         return level == null ? 0 : level.maxVersionLevel();
     }
