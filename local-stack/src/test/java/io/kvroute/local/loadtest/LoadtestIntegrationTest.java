@@ -43,6 +43,8 @@ class LoadtestIntegrationTest {
         assertThat(report.ratio()).isPositive();
         assertThat(report.route().cpuMicrosPerRecord(LoadtestReport.ROUTER)).isPositive();
         assertThat(report.route().cpuMicrosPerRecord(LoadtestReport.BROKER)).isPositive();
+        assertThat(report.route().cpuMicrosPerRecord(LoadtestReport.HARNESS)).as("its own watch used CPU while the router ran")
+                .isPositive();
         assertThat(report.copy().cpuMicrosPerRecord(LoadtestReport.COPY)).isPositive();
 
         TopicWrites.Written dispatch = written(report, "kvroute.dispatch.* (all regions)");
