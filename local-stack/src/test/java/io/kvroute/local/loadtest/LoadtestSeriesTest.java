@@ -15,7 +15,7 @@ class LoadtestSeriesTest {
     /** A run that routed {@code routed} records over 10 s and copied {@code copied} over 10 s, with CPU for both. */
     private static LoadtestReport run(long routed, long copied, double routerCpuSeconds) {
         LoadtestReport.Phase route = new LoadtestReport.Phase(routed, (int) routed, new Span(routed, 0, 10_000), 0,
-                Map.of(LoadtestReport.ROUTER, routerCpuSeconds, LoadtestReport.BROKER, 1.0), 0);
+                Map.of(LoadtestReport.ROUTER, routerCpuSeconds, LoadtestReport.BROKER, 1.0, LoadtestReport.HARNESS, 0.5), 0);
         LoadtestReport.Phase copy = new LoadtestReport.Phase(copied, (int) copied, new Span(copied, 0, 10_000), 0,
                 Map.of(LoadtestReport.COPY, 0.5, LoadtestReport.BROKER, 0.5), 0);
         return new LoadtestReport(Map.of("summary", "test"), copy, route, Span.EMPTY, Map.of(), List.of(), null, Map.of(), List.of());
@@ -31,6 +31,7 @@ class LoadtestSeriesTest {
         // ratios 0.4, 0.6 and 1.0: the median run's, not the medians' ratio
         assertThat(series.median("ratio")).isEqualTo(0.6);
         assertThat(series.median("router µs/req")).as("4 s / 40,000, 3 s / 60,000, 6 s / 50,000").isEqualTo(100.0);
+        assertThat(series.median("loadtest µs/routed")).as("0.5 s / 40,000, / 60,000, / 50,000").isEqualTo(10.0);
         assertThat(series.median("p99 ms")).as("no run measured latency").isEqualTo(-1.0);
     }
 
