@@ -405,7 +405,6 @@ public final class LoadtestRun {
         return chars;
     }
 
-    /** Sends request i at {@code i / rate} s from now, its record timestamp the send time (CreateTime). */
     /**
      * What {@link #offer} sent: the prompts' total length, the rate it achieved from its first send to its flush, and how
      * many requests were encoded before the first send.
@@ -413,11 +412,13 @@ public final class LoadtestRun {
     private record Offered(long promptChars, double sentPerSecond, int encodedAhead) {
     }
 
+    /** Sends request i at {@code i / rate} s from the first send, its record timestamp the send time (CreateTime). */
     private Offered offer(KafkaProducer<String, byte[]> producer, LoadtestWorkload workload, Serializer<InferenceRequest> serializer,
                           String topic, AtomicLongArray sentAtMs) throws InterruptedException {
+        progress.printf("kvroute loadtest: encoding %d requests, then offering them at %.0f/s ...%n", options.requests(),
+                options.ratePerSecond());
         EncodedAhead encoded = new EncodedAhead(options.requests(), workload::request, request -> serializer.serialize(topic, request),
                 Runtime.getRuntime().maxMemory() / 4);
-        progress.printf("kvroute loadtest: offering %d requests at %.0f/s ...%n", options.requests(), options.ratePerSecond());
         long startNs = System.nanoTime();
         for (int i = 0; i < options.requests(); i++) {
             byte[] value = encoded.take(i);

@@ -31,7 +31,7 @@ class LoadtestSeriesTest {
         // ratios 0.4, 0.6 and 1.0: the median run's, not the medians' ratio
         assertThat(series.median("ratio")).isEqualTo(0.6);
         assertThat(series.median("router µs/req")).as("4 s / 40,000, 3 s / 60,000, 6 s / 50,000").isEqualTo(100.0);
-        assertThat(series.median("loadtest µs/routed")).as("0.5 s / 40,000, / 60,000, / 50,000").isEqualTo(10.0);
+        assertThat(series.median("loadtest µs/req")).as("0.5 s / 40,000, / 60,000, / 50,000").isEqualTo(10.0);
         assertThat(series.median("p99 ms")).as("no run measured latency").isEqualTo(-1.0);
     }
 
