@@ -45,7 +45,7 @@ public final class LoadtestReport {
     public static final String BROKER = "broker";
     public static final String COPY = "copy";
     /** This process: the load generator, the watch and the fake fleet's telemetry, on the same cores as what it measures. */
-    public static final String HARNESS = "harness";
+    public static final String LOADTEST = "loadtest";
 
     private final Map<String, Object> setup;
     private final Phase copy;
@@ -130,7 +130,7 @@ public final class LoadtestReport {
         }
         row(out, "router CPU µs per routed request (all instances)", fmt(route.cpuMicrosPerRecord(ROUTER), 0));
         row(out, "broker CPU µs per routed request", fmt(route.cpuMicrosPerRecord(BROKER), 0));
-        row(out, "loadtest process CPU µs per routed request", fmt(route.cpuMicrosPerRecord(HARNESS), 0));
+        row(out, "loadtest process CPU µs per routed request", fmt(route.cpuMicrosPerRecord(LOADTEST), 0));
         if (copy != null) {
             row(out, "copy app CPU µs per copied record", fmt(copy.cpuMicrosPerRecord(COPY), 0));
             row(out, "broker CPU µs per copied record", fmt(copy.cpuMicrosPerRecord(BROKER), 0));
@@ -181,7 +181,7 @@ public final class LoadtestReport {
         Map<String, Object> router = phase(route);
         router.put("decidedPerSecondByDecisionClock", decisionClock.perSecond());
         router.put("cpuMicrosPerRequest", Map.of(ROUTER, route.cpuMicrosPerRecord(ROUTER), BROKER, route.cpuMicrosPerRecord(BROKER),
-                HARNESS, route.cpuMicrosPerRecord(HARNESS)));
+                LOADTEST, route.cpuMicrosPerRecord(LOADTEST)));
         json.put("router", router);
         if (copy != null) {
             Map<String, Object> c = phase(copy);

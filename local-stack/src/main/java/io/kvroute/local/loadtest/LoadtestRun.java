@@ -218,7 +218,7 @@ public final class LoadtestRun {
                 AtomicLongArray sentAtMs = options.preload() ? null : new AtomicLongArray(options.requests());
                 Supplier<Map<String, Double>> cpu = () -> cpuOf(Map.of(LoadtestReport.ROUTER,
                         routers.stream().map(ServiceProcess::pid).toList(), LoadtestReport.BROKER, brokerPids,
-                        LoadtestReport.HARNESS, List.of(ProcessHandle.current().pid())));
+                        LoadtestReport.LOADTEST, List.of(ProcessHandle.current().pid())));
                 LoadtestReport.Phase route;
                 LoadtestReport.Latency latency = null;
                 try {

@@ -25,7 +25,7 @@ public final class LoadtestSeries {
             new Figure("router µs/req", r -> r.route().cpuMicrosPerRecord(LoadtestReport.ROUTER), 0),
             new Figure("copy µs/rec", r -> r.copy() == null ? -1 : r.copy().cpuMicrosPerRecord(LoadtestReport.COPY), 0),
             new Figure("broker µs/routed", r -> r.route().cpuMicrosPerRecord(LoadtestReport.BROKER), 0),
-            new Figure("loadtest µs/req", r -> r.route().cpuMicrosPerRecord(LoadtestReport.HARNESS), 0),
+            new Figure("loadtest µs/req", r -> r.route().cpuMicrosPerRecord(LoadtestReport.LOADTEST), 0),
             new Figure("p50 ms", r -> r.latency() == null ? -1 : r.latency().p50Ms(), 0),
             new Figure("p99 ms", r -> r.latency() == null ? -1 : r.latency().p99Ms(), 0));
 

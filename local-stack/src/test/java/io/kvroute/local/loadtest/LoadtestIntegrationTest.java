@@ -43,7 +43,7 @@ class LoadtestIntegrationTest {
         assertThat(report.ratio()).isPositive();
         assertThat(report.route().cpuMicrosPerRecord(LoadtestReport.ROUTER)).isPositive();
         assertThat(report.route().cpuMicrosPerRecord(LoadtestReport.BROKER)).isPositive();
-        assertThat(report.route().cpuMicrosPerRecord(LoadtestReport.HARNESS)).as("its own watch used CPU while the router ran")
+        assertThat(report.route().cpuMicrosPerRecord(LoadtestReport.LOADTEST)).as("its own watch used CPU while the router ran")
                 .isPositive();
         assertThat(report.copy().cpuMicrosPerRecord(LoadtestReport.COPY)).isPositive();
 

@@ -15,7 +15,7 @@ class LoadtestSeriesTest {
     /** A run that routed {@code routed} records over 10 s and copied {@code copied} over 10 s, with CPU for both. */
     private static LoadtestReport run(long routed, long copied, double routerCpuSeconds) {
         LoadtestReport.Phase route = new LoadtestReport.Phase(routed, (int) routed, new Span(routed, 0, 10_000), 0,
-                Map.of(LoadtestReport.ROUTER, routerCpuSeconds, LoadtestReport.BROKER, 1.0, LoadtestReport.HARNESS, 0.5), 0);
+                Map.of(LoadtestReport.ROUTER, routerCpuSeconds, LoadtestReport.BROKER, 1.0, LoadtestReport.LOADTEST, 0.5), 0);
         LoadtestReport.Phase copy = new LoadtestReport.Phase(copied, (int) copied, new Span(copied, 0, 10_000), 0,
                 Map.of(LoadtestReport.COPY, 0.5, LoadtestReport.BROKER, 0.5), 0);
         return new LoadtestReport(Map.of("summary", "test"), copy, route, Span.EMPTY, Map.of(), List.of(), null, Map.of(), List.of());
