@@ -31,6 +31,15 @@ public final class LoadtestReport {
             Double seconds = cpuSeconds.get(role);
             return seconds == null || span.count() < 2 ? -1 : seconds * 1e6 / (span.count() - 1);
         }
+
+        /**
+         * Cores {@code role} kept busy on average between the first and the last record seen (its CPU seconds over that
+         * time); -1 if not measured. Beside the machine's cores it shows how near the run was to using them all.
+         */
+        public double coresBusy(String role) {
+            Double seconds = cpuSeconds.get(role);
+            return seconds == null || span.durationMs() <= 0 ? -1 : seconds * 1000 / span.durationMs();
+        }
     }
 
     /** Append-to-readable latency at a fixed offered rate. */
@@ -131,6 +140,8 @@ public final class LoadtestReport {
         row(out, "router CPU µs per routed request (all instances)", fmt(route.cpuMicrosPerRecord(ROUTER), 0));
         row(out, "broker CPU µs per routed request", fmt(route.cpuMicrosPerRecord(BROKER), 0));
         row(out, "loadtest process CPU µs per routed request", fmt(route.cpuMicrosPerRecord(LOADTEST), 0));
+        row(out, "cores busy meanwhile: router / broker / loadtest (of " + Runtime.getRuntime().availableProcessors() + ")",
+                fmt(route.coresBusy(ROUTER), 2) + " / " + fmt(route.coresBusy(BROKER), 2) + " / " + fmt(route.coresBusy(LOADTEST), 2));
         if (copy != null) {
             row(out, "copy app CPU µs per copied record", fmt(copy.cpuMicrosPerRecord(COPY), 0));
             row(out, "broker CPU µs per copied record", fmt(copy.cpuMicrosPerRecord(BROKER), 0));
@@ -182,6 +193,8 @@ public final class LoadtestReport {
         router.put("decidedPerSecondByDecisionClock", decisionClock.perSecond());
         router.put("cpuMicrosPerRequest", Map.of(ROUTER, route.cpuMicrosPerRecord(ROUTER), BROKER, route.cpuMicrosPerRecord(BROKER),
                 LOADTEST, route.cpuMicrosPerRecord(LOADTEST)));
+        router.put("coresBusy", Map.of(ROUTER, route.coresBusy(ROUTER), BROKER, route.coresBusy(BROKER), LOADTEST, route.coresBusy(LOADTEST)));
+        router.put("coresAvailable", Runtime.getRuntime().availableProcessors());
         json.put("router", router);
         if (copy != null) {
             Map<String, Object> c = phase(copy);

@@ -45,6 +45,7 @@ class LoadtestIntegrationTest {
         assertThat(report.route().cpuMicrosPerRecord(LoadtestReport.BROKER)).isPositive();
         assertThat(report.route().cpuMicrosPerRecord(LoadtestReport.LOADTEST)).as("its own watch used CPU while the router ran")
                 .isPositive();
+        assertThat(report.route().coresBusy(LoadtestReport.ROUTER)).isPositive();
         assertThat(report.copy().cpuMicrosPerRecord(LoadtestReport.COPY)).isPositive();
 
         TopicWrites.Written dispatch = written(report, "kvroute.dispatch.* (all regions)");
@@ -61,7 +62,7 @@ class LoadtestIntegrationTest {
                 .containsEntry("transactionVersion", 1);
 
         report.writeJson(json);
-        assertThat(Files.readString(json)).contains("\"ratioRoutedToCopy\"", "\"writtenPerRequest\"", "\"cpuMicrosPerRequest\"");
+        assertThat(Files.readString(json)).contains("\"ratioRoutedToCopy\"", "\"writtenPerRequest\"", "\"cpuMicrosPerRequest\"", "\"coresBusy\"");
     }
 
     private static TopicWrites.Written written(LoadtestReport report, String topic) {
