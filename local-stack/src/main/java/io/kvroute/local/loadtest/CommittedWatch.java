@@ -56,9 +56,9 @@ final class CommittedWatch implements Runnable, AutoCloseable {
                 ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
                 ConsumerConfig.CLIENT_ID_CONFIG, "kvroute-loadtest-watch",
-                // fetch.max.wait.ms stays Kafka's 500: a waiting read_committed fetch is answered when a commit makes records
-                // readable (p50 95 and 68 against 180 and 62 ms at 10 ms, --rate 4000); 10 ms made the broker answer a hundred empty
-                // fetches a second over every dispatch partition, CPU taken from the router it measures
+                // fetch.max.wait.ms stays Kafka's 500: a waiting read_committed fetch is answered when a commit makes
+                // records readable (p50 95 and 68 against 180 and 62 ms at 10 ms, --rate 4000); 10 ms made the broker
+                // answer a hundred empty fetches a second over every dispatch partition, CPU taken from the router it measures
                 ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000),
                 new StringDeserializer(), new ByteArrayDeserializer());
         this.measured = Set.copyOf(measured);

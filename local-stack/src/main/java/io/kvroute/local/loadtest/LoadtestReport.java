@@ -140,7 +140,7 @@ public final class LoadtestReport {
         row(out, "router CPU µs per routed request (all instances)", fmt(route.cpuMicrosPerRecord(ROUTER), 0));
         row(out, "broker CPU µs per routed request", fmt(route.cpuMicrosPerRecord(BROKER), 0));
         row(out, "loadtest process CPU µs per routed request", fmt(route.cpuMicrosPerRecord(LOADTEST), 0));
-        row(out, "cores busy meanwhile: router / broker / loadtest (of " + Runtime.getRuntime().availableProcessors() + ")",
+        row(out, "cores busy meanwhile: router / broker / loadtest (of " + setup.getOrDefault("coresAvailable", "?") + ")",
                 fmt(route.coresBusy(ROUTER), 2) + " / " + fmt(route.coresBusy(BROKER), 2) + " / " + fmt(route.coresBusy(LOADTEST), 2));
         if (copy != null) {
             row(out, "copy app CPU µs per copied record", fmt(copy.cpuMicrosPerRecord(COPY), 0));
@@ -194,7 +194,6 @@ public final class LoadtestReport {
         router.put("cpuMicrosPerRequest", Map.of(ROUTER, route.cpuMicrosPerRecord(ROUTER), BROKER, route.cpuMicrosPerRecord(BROKER),
                 LOADTEST, route.cpuMicrosPerRecord(LOADTEST)));
         router.put("coresBusy", Map.of(ROUTER, route.coresBusy(ROUTER), BROKER, route.coresBusy(BROKER), LOADTEST, route.coresBusy(LOADTEST)));
-        router.put("coresAvailable", Runtime.getRuntime().availableProcessors());
         json.put("router", router);
         if (copy != null) {
             Map<String, Object> c = phase(copy);

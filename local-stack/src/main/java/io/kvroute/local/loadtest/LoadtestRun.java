@@ -580,9 +580,10 @@ public final class LoadtestRun {
         setup.put("routerSettings", options.settings());
         setup.put("blockTokens", options.blockTokens());
         setup.put("meanPromptChars", options.requests() == 0 ? 0 : (double) promptChars / options.requests());
+        setup.put("coresAvailable", Runtime.getRuntime().availableProcessors());
         setup.put("timing", "routed/s and copy records/s: (records - 1) / (time the read_committed watch first returned a measured "
                 + "record -> time it returned the last), System.currentTimeMillis() at poll return; CPU: utime+stime from "
-                + "/proc/<pid>/stat of the child JVMs sampled at those two moments");
+                + "/proc/<pid>/stat of the child JVMs and of this process, sampled at those two moments");
         return setup;
     }
 }

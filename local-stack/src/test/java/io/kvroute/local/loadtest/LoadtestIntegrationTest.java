@@ -59,7 +59,8 @@ class LoadtestIntegrationTest {
         assertThat(report.topics()).anySatisfy(w -> assertThat(w.topic()).endsWith("-changelog"));
 
         assertThat(report.setup()).as("the broker was formatted with transactions version 1, as asked")
-                .containsEntry("transactionVersion", 1);
+                .containsEntry("transactionVersion", 1)
+                .containsEntry("coresAvailable", Runtime.getRuntime().availableProcessors());
 
         report.writeJson(json);
         assertThat(Files.readString(json)).contains("\"ratioRoutedToCopy\"", "\"writtenPerRequest\"", "\"cpuMicrosPerRequest\"", "\"coresBusy\"");
