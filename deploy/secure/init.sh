@@ -75,6 +75,7 @@ transaction.state.log.replication.factor=1
 transaction.state.log.min.isr=1
 share.coordinator.state.topic.replication.factor=1
 group.initial.rebalance.delay.ms=0
+add.partitions.to.txn.retry.backoff.max.ms=1000
 PROPS
 cp broker.p12 broker/
 # every principal's credentials, written into the metadata at format (broker.sh): the storage tool reads

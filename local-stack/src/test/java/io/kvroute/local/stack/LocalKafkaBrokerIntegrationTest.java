@@ -14,6 +14,7 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,6 +33,11 @@ class LocalKafkaBrokerIntegrationTest {
                      ProducerConfig.ACKS_CONFIG, "all",
                      ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 60_000), new StringSerializer(), new StringSerializer())) {
             assertThat(cluster.pids()).hasSize(4);
+            ConfigResource broker = new ConfigResource(ConfigResource.Type.BROKER, "1");
+            assertThat(admin.describeConfigs(List.of(broker)).all().get().get(broker)
+                    .get("add.partitions.to.txn.retry.backoff.max.ms").value())
+                    .as("a write waits at the broker for the previous transaction's markers")
+                    .isEqualTo(Long.toString(LocalKafkaBroker.TXN_ADD_PARTITION_WAIT_MS));
             admin.createTopics(List.of(new NewTopic("replicated", 3, cluster.replicationFactor()))).all().get();
             producer.send(new ProducerRecord<>("replicated", 0, "k", "all up")).get(60, TimeUnit.SECONDS);
 
