@@ -166,8 +166,8 @@ public final class LoadtestReport {
         out.println("producer errors in the process logs (lines naming the error; the cluster's transaction.version is "
                 + transactionVersion + (Integer.valueOf(2).equals(transactionVersion)
                         ? ": CONCURRENT_TRANSACTIONS, then OUT_OF_ORDER_SEQUENCE_NUMBER behind it, is a write sent again while the "
-                        + "broker still finished the previous commit, for longer than it holds such a write (add.partitions.to.txn.retry.backoff.max.ms)"
-                        : "") + "):");
+                        + "broker still finished the previous commit, for longer than it holds such a write "
+                        + "(add.partitions.to.txn.retry.backoff.max.ms)" : "") + "):");
         logErrors.forEach((process, counts) -> {
             if (counts.isEmpty()) {
                 out.printf("  %-20s %s%n", process, "none");

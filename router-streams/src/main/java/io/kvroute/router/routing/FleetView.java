@@ -21,9 +21,10 @@ import java.util.Map;
 public final class FleetView {
     /**
      * Written under this view's monitor, read without it: a snapshot is an immutable record, so a reader sees one whole
-     * (final fields), at worst the one before, as it may see telemetry a moment old anyway; the volatile read of the
-     * array itself orders each read after the writes it published. Plain reads, not an AtomicReferenceArray's: on C1,
-     * which the local stack runs, each of those cost about a microsecond, 3.7 % of the routing thread at 1,000 GPUs.
+     * (final fields), at worst one a moment older than the latest, as telemetry is anyway; every read starts from a
+     * volatile read of this field, so none is held across decisions, and a worker in {@link #members} (volatile,
+     * written after its snapshot) is seen with its snapshot. Plain reads, not an AtomicReferenceArray's: on C1, which
+     * the local stack runs, each of those cost about a microsecond, 3.7 % of the routing thread at 1,000 GPUs.
      */
     private volatile WorkerSnapshot[] byId = new WorkerSnapshot[64];
     private volatile int[] members = new int[0];
