@@ -11,7 +11,7 @@ class ProducerBatchSizeTest {
     @Test
     void shouldShareHalfTheBufferOverThePartitionsWrittenWithinBounds() {
         assertThat(ProducerBatchSize.forPartitions(28, 32 * MIB)).as("8 workers").isEqualTo(256 * 1024);
-        assertThat(ProducerBatchSize.forPartitions(146, 32 * MIB)).as("125 worker processes").isEqualTo(64 * 1024);
+        assertThat(ProducerBatchSize.forPartitions(146, 32 * MIB)).as("125 worker processes: 112.2 KiB, whole KiB").isEqualTo(112 * 1024);
         assertThat(ProducerBatchSize.forPartitions(1020, 32 * MIB)).as("1,000 partitions").isEqualTo(16 * 1024);
         assertThat(ProducerBatchSize.forPartitions(0, 32 * MIB)).isEqualTo(256 * 1024);
         assertThat(ProducerBatchSize.forPartitions(1020, 256 * MIB)).isEqualTo(128 * 1024);
@@ -31,6 +31,6 @@ class ProducerBatchSizeTest {
         Properties small = new Properties();
         small.put("producer.buffer.memory", Long.toString(4 * MIB));
         ProducerBatchSize.apply(small, 28);
-        assertThat(small).containsEntry("producer.batch.size", "65536");
+        assertThat(small).as("73.1 KiB, whole KiB").containsEntry("producer.batch.size", Integer.toString(73 * 1024));
     }
 }
