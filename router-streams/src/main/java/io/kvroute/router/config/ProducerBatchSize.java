@@ -23,9 +23,10 @@ public final class ProducerBatchSize {
 
     /**
      * The batch size for a producer of {@code bufferMemory} bytes writing {@code partitions} partitions, in whole KiB.
-     * Not rounded down to a power of two: that nearly halved it at 125 worker processes (64 against 112 KiB), where
-     * a transaction's dispatches to one partition then took two batches; 112 KiB measured 45-54 against 62-78 µs of
-     * broker and 121-149 against 146-190 µs of router CPU per routed request (three runs each, interleaved,
+     * Not rounded down to a power of two: that nearly halved it at 125 worker processes (64 against 112 KiB), below
+     * what a backlogged transaction writes to one partition there (by arithmetic, ~8,000 dispatches a second of ~2.2 KB
+     * over 127 partitions for 500 ms: ~69 KB); 112 KiB measured 45-54 against 62-78 µs of broker and 121-149 against
+     * 146-190 µs of router CPU per routed request (three runs each, interleaved,
      * {@code kvroute loadtest --requests 50000 --workers 1000 --no-copy}).
      */
     public static int forPartitions(int partitions, long bufferMemory) {
